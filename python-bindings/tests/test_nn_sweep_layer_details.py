@@ -211,3 +211,16 @@ def test_mha_asserts_against_torch():
         tm(q, q, q, attn_mask=torch.zeros(4, 4, dtype=torch.int64))
     with pytest.raises(AssertionError):
         tm(q, q, q, key_padding_mask=torch.zeros(3, 4, dtype=torch.bool))
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_recurrent_layers_refuse_an_empty_sequence(cls, batch_first):
+    m = getattr(nn, cls)(3, 4, batch_first=batch_first)
+    empty = gg.zeros(2, 0, 3) if batch_first else gg.zeros(0, 2, 3)
+    with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0 in RNN"):
+        m(empty)
+    with pytest.raises(RuntimeError, match="Expected sequence length to be larger than 0"):
+        m(gg.zeros(0, 3))  # unbatched
+    no_batch = gg.zeros(0, 5, 3) if batch_first else gg.zeros(5, 0, 3)
+    assert tuple(m(no_batch)[0].shape) == ((0, 5, 4) if batch_first else (5, 0, 4))  # an empty batch is fine

@@ -294,6 +294,10 @@ class RNNBase(Module):
             if not is_batched and hx is not None:
                 hx = tuple(s.unsqueeze(1) for s in hx) if with_cell else hx.unsqueeze(1)
             time_major = x.transpose(0, 1) if self.batch_first else x
+            if time_major.shape[0] == 0:  # PyTorch's RuntimeError (a PackedSequence cannot be empty)
+                raise RecurrentShapeError(f"{name}: Expected sequence length to be larger than 0 in RNN, got input "
+                                          f"{list(input.shape)}\n  fix: skip empty sequences, or pad them to one "
+                                          f"step")
         self._check_input(time_major, batch_sizes)
         expected_h = self._expected_hidden(time_major, batch_sizes, real_hidden)
         expected_c = self._expected_hidden(time_major, batch_sizes, self.hidden_size)
