@@ -368,8 +368,12 @@ def test_second_derivative_through_an_op_without_its_rule_names_it():
     (g,) = A.grad(gg.cumprod(x, dim=1).pow(2).sum(), x, create_graph=True)
     with pytest.raises(_C.UnsupportedError, match="CumProdBackward"):
         A.grad(g.sum(), x)
-    with pytest.raises(_C.UnsupportedError, match="hooks"):
-        A.grad(Legendre3.apply(_leaf(XN)).sum(), x, create_graph=True, allow_unused=True)
+    # a custom Function's backward made of differentiable ops is differentiated again, as PyTorch's:
+    # P3'' = 15 x
+    y = _leaf(XN)
+    (g3,) = A.grad(Legendre3.apply(y).sum(), y, create_graph=True)
+    (h3,) = A.grad(g3.sum(), y)
+    np.testing.assert_allclose(h3.numpy(), 15 * np.asarray(XN), rtol=1e-5)
 
 
 def test_grad_fn_names_the_op_that_computed_a_tensor():

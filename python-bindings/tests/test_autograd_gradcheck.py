@@ -92,9 +92,12 @@ def test_gradgradcheck_passes_second_derivatives_and_catches_a_wrong_one():
         gradgradcheck(lambda a: a.abs(), (at_zero,))
 
 
-def test_gradgradcheck_through_a_custom_function_says_why_it_cannot():
-    with pytest.raises(gg.UnsupportedError, match="through gradient hooks is not supported"):
-        gradgradcheck(lambda a: _scaled_square(2.0).apply(a), (_w(),))
+def test_gradgradcheck_through_a_custom_function_differentiates_its_backward():
+    # its backward is made of differentiable ops, so its second derivative is checked as PyTorch's
+    assert gradgradcheck(lambda a: _scaled_square(2.0).apply(a), (_w(),))
+    # a backward that detaches what it reads has the wrong second derivative: gradgradcheck sees it
+    with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+        gradgradcheck(lambda a: _scaled_square(2.0, detach_in_backward=True).apply(a), (_w(),))
 
 
 def test_the_inputs_are_left_as_they_were():

@@ -408,12 +408,14 @@ ValuePtr record_untracked(const std::string& op, const std::vector<ValuePtr>& in
   }
 }
 
-// v's gradient g after v's hooks (each under no_grad, seeing the previous one's result).
-ValuePtr run_hooks(const TraceValue& v, ValuePtr g) {
+// v's gradient g after v's hooks, each seeing the previous one's result. They run with grad mode
+// on only when `differentiable` (autograd.grad(create_graph=True)), as PyTorch's engine runs
+// hooks under create_graph's grad mode: what they compute is then differentiated again.
+ValuePtr run_hooks(const TraceValue& v, ValuePtr g, bool differentiable = false) {
   const std::vector<std::pair<uint64_t, GradientHook>> hooks = v.grad_hooks;  // a hook may remove itself
   for (const auto& hook : hooks) {
     const bool was = grad_enabled();
-    set_grad_enabled(false);
+    set_grad_enabled(differentiable);
     ValuePtr out;
     try {
       out = hook.second(g);
@@ -487,7 +489,8 @@ std::vector<ValueId> hooked_values(const Export& ex) {
 
 // The callback build_backward makes for a hooked value: the backward nodes so far are imported
 // for the hooks, which record on those trace values; their result enters the graph as a leaf
-// that imports back as the hooks' value. `retain`: also accumulate retain_grad's gradient.
+// that imports back as the hooks' value (the hooks' own value, with its history where they ran
+// differentiably). `retain`: also accumulate retain_grad's gradient.
 GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& imported, bool retain) {
   GradientHooks hooks;
   hooks.values = std::move(values);
@@ -495,7 +498,7 @@ GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& importe
     import_nodes(ex, imported);
     const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
     const ValuePtr g = value_of(ex, grad);
-    const ValuePtr out = run_hooks(*v, g);
+    const ValuePtr out = run_hooks(*v, g, ex.differentiable_imports);
     if (retain && v->retains_grad) accumulate_grad(v, out);
     return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
   };
@@ -519,19 +522,9 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
   Export ex = collect({loss}, false);
   const ValueId first_backward_value = static_cast<ValueId>(ex.by_id.size());
   if (seed && !seed->realized()) realize({seed});
+  // With create_graph, hooks (register_hook, an autograd.Function's backward) run with grad mode
+  // on and what they return keeps its history: the gradients are differentiable through them.
   const std::vector<ValueId> hooked = hooked_values(ex);
-  const bool leaf_hooks = std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) {
-    return v->is_leaf() && !v->grad_hooks.empty();
-  });
-  if (create_graph && (!hooked.empty() || leaf_hooks)) {
-    throw UnsupportedError(ErrorMessage("autograd.grad(create_graph=True) through gradient hooks is not supported")
-                               .cause("a tensor on the path has register_hook or retain_grad (or is the output of "
-                                      "an autograd.Function, which joins the graph by hooks); what a hook returns "
-                                      "is not differentiated again")
-                               .fix("remove the hook for this call, or compute the function without "
-                                    "autograd.Function")
-                               .str());
-  }
   ex.differentiable_imports = create_graph;
   build_graph(ex);
   // An input the loss does not read is not in the export: its gradient is nullptr.
@@ -561,7 +554,7 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
     if (slot[i] < 0 || grads[static_cast<size_t>(slot[i])] == kNoValue) continue;
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[static_cast<size_t>(slot[i])]));
     // A computed input's hooks ran in the walk; a leaf's run on its gradient here, as backward's.
-    if (inputs[i]->is_leaf() && !inputs[i]->grad_hooks.empty()) g = run_hooks(*inputs[i], g);
+    if (inputs[i]->is_leaf() && !inputs[i]->grad_hooks.empty()) g = run_hooks(*inputs[i], g, create_graph);
     out[i] = std::move(g);
   }
   if (!retain_graph) release_graph(ex, saving);

@@ -277,6 +277,25 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   return ex;
 }
 
+namespace {
+
+// Whether an output of `node` that no value held any more, made again with `info`, requires a
+// gradient: as the node's recorded outputs did (record tracks a node's floating outputs all
+// alike), read from a live floating sibling, else from the node still counting its reads (it
+// tracks a gradient). A gradient rule reads such outputs (BatchNorm2DTrain's mean and var, which
+// only its rule keeps): made again without it, a second differentiation through the rule's node
+// would take them for constants and drop their terms.
+bool made_again_requires_grad(const TraceNode& node, const TensorInfo& info) {
+  if (!is_floating(info.dtype)) return false;
+  for (const auto& out : node.outputs) {
+    const ValuePtr o = out.lock();
+    if (o && is_floating(o->info.dtype)) return o->requires_grad;
+  }
+  return node.counts_reads;
+}
+
+}  // namespace
+
 const ValuePtr& value_of(Export& ex, ValueId id) {
   ValuePtr& slot = ex.by_id.at(static_cast<size_t>(id));
   if (slot) return slot;
@@ -291,6 +310,7 @@ const ValuePtr& value_of(Export& ex, ValueId id) {
   v->info = node_output_info(*node, k);
   v->producer = node->shared_from_this();
   v->output_index = k;
+  v->requires_grad = made_again_requires_grad(*node, v->info);
   if (static_cast<size_t>(k) < node->kept.size() && node->kept[static_cast<size_t>(k)].defined()) {
     v->data = std::move(node->kept[static_cast<size_t>(k)]);
     node->kept[static_cast<size_t>(k)] = Tensor();

@@ -13,6 +13,7 @@ Forward runs under no_grad, as PyTorch's does; in a compiled step backward() run
 step is traced and its ops replay with it."""
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 from typing import Any, Optional
@@ -204,9 +205,30 @@ def _has_tangent(args: tuple) -> bool:
 
 
 def once_differentiable(fn):
-    """torch.autograd.function.once_differentiable: marks a backward that is not itself
-    differentiable. glassgrad's gradients never are, so it changes nothing."""
-    return fn
+    """torch.autograd.function.once_differentiable: the backward runs under no_grad, and where it
+    ran with grad mode on (autograd.grad(create_graph=True)) on a gradient that requires grad, its
+    results are stand-ins that require grad and raise PyTorch's RuntimeError when differentiated
+    again (PyTorch's DelayedError node)."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        stand_ins = tuple(_delayed_error(o) for o in ((outputs,) if single else outputs))
+        return stand_ins[0] if single else stand_ins
+    return wrapper
+
+
+_TWICE = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+def _delayed_error(t):
+    if not isinstance(t, Tensor) or not t.dtype.is_floating_point:
+        return t
+    leaf = t.detach().requires_grad_(True)
+    return _DelayedErrorFunction.apply(leaf)
 
 
 def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
@@ -325,3 +347,18 @@ def _fit(cls, g: Tensor, x: Tensor, i: int) -> Tensor:
     if str(g.device) != str(x.device):
         g = g.to(x.device)
     return g
+
+
+class _DelayedErrorFunction(Function):
+    """The stand-in once_differentiable returns: the value itself, whose gradient raises."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(f"{_TWICE}\n  the backward of a custom autograd.Function decorated with "
+                           "@once_differentiable computed this gradient; it is not differentiable again\n"
+                           "  fix: differentiate once (create_graph=False), or write that backward from "
+                           "differentiable ops and remove @once_differentiable")
