@@ -655,7 +655,9 @@ def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise _C.ShapeError(f"t: expects a tensor of at most 2 dims, got shape {list(input.shape)}\n"
                             f"  fix: x.transpose(-2, -1) or x.mT for a batch of matrices")
-    return input if input.ndim < 2 else _op("Permute", [input], {"dims": [1, 0], "torch_node": "TBackward0"})
+    if input.ndim < 2:  # unchanged; a view (TBackward0) where it tracks a gradient, as PyTorch's
+        return _reshape_as(input, list(input.shape), "TBackward0")
+    return _op("Permute", [input], {"dims": [1, 0], "torch_node": "TBackward0"})
 
 
 def adjoint(input: Tensor) -> Tensor:
@@ -690,8 +692,8 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 def _reshape_as(input: Tensor, shape: list, node: str) -> Tensor:
     """input.reshape(shape) (of as many elements), recorded as PyTorch's node `node` for
     Tensor.grad_fn."""
-    if shape == list(input.shape):
-        return input
+    if shape == list(input.shape) and not input.requires_grad:
+        return input  # a tensor tracking a gradient gets its view, whose grad_fn is `node` as in PyTorch
     return _op("Reshape", [input], {"shape": shape, "torch_node": node})
 
 

@@ -249,6 +249,13 @@ class _GradFn:
                 out[0] = (node, 0)
         return tuple(out)
 
+    @property
+    def metadata(self) -> dict:
+        """The node's own dict for the user's entries (PyTorch's Node.metadata): the same dict on
+        every access of this node (_node_metadata)."""
+        from . import _node_metadata
+        return _node_metadata.of(self._h) if self._h is not None else {}
+
     def register_prehook(self, hook):
         """hook(grad_outputs) -> None or new grad_outputs, run when the gradient reaching this node
         is complete (PyTorch's Node.register_prehook; _node_hooks.py)."""
@@ -375,6 +382,12 @@ class _AccumulateGrad:
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
+
+    @property
+    def metadata(self) -> dict:
+        """The node's own dict for the user's entries (PyTorch's Node.metadata, _node_metadata)."""
+        from . import _node_metadata
+        return _node_metadata.of(self._leaf)
 
     @property
     def next_functions(self) -> tuple:
@@ -1128,8 +1141,17 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
-        """Whether gradients flow to this tensor (Tensor.requires_grad); settable on leaves."""
-        return self._h.requires_grad
+        """Whether gradients flow to this tensor (Tensor.requires_grad); settable on leaves. A view
+        made under no_grad() or inference_mode() of a tensor that requires grad says True, as
+        PyTorch's view of a base that requires grad does (its grad_fn stays None, and it stays a
+        leaf); the gradient of what is computed from it stops there (docs/inplace-and-views.md)."""
+        h = self._h
+        if h.requires_grad:
+            return True
+        if not h.is_view:
+            return False
+        made = h.view_made_without_grad
+        return made is not None and made[1]
 
     @requires_grad.setter
     def requires_grad(self, on: bool) -> None:
@@ -1392,6 +1414,8 @@ class Tensor:
         seed = None
         if gradient is not None:
             g = _coerce(gradient, self)
+            if g._h.shape != self._h.shape:
+                raise gradients.shape_mismatch(0, g, self)
             if g.dtype != self.dtype:  # PyTorch converts the gradient to the tensor's dtype
                 g = g.to(self.dtype)
             seed = g._h
@@ -1713,7 +1737,7 @@ class Tensor:
             raise _C.ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {n}-d input "
                                 f"{list(self.shape)}\n  fix: flatten(x, start_dim, end_dim) with start_dim <= end_dim")
         shape = list(shape_[:s]) + [math.prod(shape_[s:e + 1])] + list(shape_[e + 1:])
-        if s == e and not self._h.requires_grad:  # nothing merged: self, as reshape to its own shape gives
+        if s == e:  # nothing merged: self, as PyTorch's flatten returns it (no ViewBackward0 node)
             return self
         return _op("Reshape", [self], _reshape_attrs(self._h, shape))  # reshape's node (its checks hold: sizes >= 0, no -1)
 
@@ -1924,6 +1948,10 @@ class Tensor:
             # x.data *= 2 (Python's `x.data = x.data.__imul__(2)`): the write went through x's own
             # storage already. x stays the leaf that graphs recorded before it accumulate into.
             return
+        if self.requires_grad and not (value.dtype.is_floating_point or value.dtype.is_complex):
+            raise _C.DTypeError(f"data set to a tensor that requires gradients must be floating point or complex "
+                                f"dtype\n  x.data = a {value.dtype} tensor, and x requires grad\n  fix: x.data = "
+                                f"value.to({self.dtype}), or x.requires_grad_(False) first")
         kind = "parameter" if self.requires_grad else "input"
         # PyTorch's x.data = y keeps x's .grad: `w.data -= lr * w.grad.data` (Python sets w.data
         # to the written alias) and then `w.grad.data.zero_()` is how scripts before optim wrote SGD.
@@ -1939,7 +1967,12 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        """How many in-place writes this tensor's storage has had (PyTorch's version counter)."""
+        """How many in-place writes this tensor's storage has had (PyTorch's version counter); an
+        inference tensor has none, and PyTorch refuses the read."""
+        if _INFERENCE_TENSORS and self.is_inference():
+            raise _C.TensorStateError("Inference tensors do not track version counter.\n  this tensor "
+                                      f"{list(self.shape)} was made inside inference_mode()\n  fix: read _version of "
+                                      "a clone made outside inference_mode()")
         return self._h.version
 
 

@@ -88,7 +88,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: Optional[int] = None) -
 def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
     """(primal, tangent). For a dual, the tensor given to make_dual and its tangent. For a tensor
     computed from duals, the tangent is J t, computed now, and the primal is the tensor itself
-    (it keeps its graph, so backward() through it still reaches the duals' primals)."""
+    where a dual's primal or tangent requires grad (it keeps its graph, so backward() through it
+    still reaches them); else the tensor detached, which requires no grad, as PyTorch's primal of
+    a computation that reverse mode does not track (its graph here only serves the tangents)."""
     if level is not None and level != _current_level or _current_level < 0 or not isinstance(tensor, Tensor):
         return UnpackedDualTensor(tensor, None)
     entry = _duals.get(id(tensor))
@@ -99,4 +101,4 @@ def unpack_dual(tensor, *, level: Optional[int] = None) -> UnpackedDualTensor:
         return UnpackedDualTensor(tensor, None)
     create_graph = any(t.requires_grad or p.requires_grad for _, t, p in duals)
     (tangent,) = jvp_of([tensor], [d for d, _, _ in duals], [t for _, t, _ in duals], create_graph, "unpack_dual")
-    return UnpackedDualTensor(tensor, tangent)
+    return UnpackedDualTensor(tensor if create_graph else tensor.detach(), tangent)

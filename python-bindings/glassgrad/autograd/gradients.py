@@ -35,6 +35,14 @@ def _seed_value(g: Tensor, out: Tensor, create_graph: bool) -> Tensor:
     return g.to(out.dtype) if create_graph and g.requires_grad else g.detach().to(out.dtype)
 
 
+def shape_mismatch(i: int, g: Tensor, out: Tensor) -> RuntimeError:
+    """PyTorch's error for a gradient (grad_outputs[i], backward's gradient) whose shape is not its
+    output's: it wants the same shape exactly, neither broadcast nor reshaped."""
+    return RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] has a shape "
+                        f"of {out.shape!r}.\n  fix: a gradient of the output's own shape (e.g. "
+                        "torch.ones_like(output))")
+
+
 def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str, create_graph: bool = False):
     """One scalar (or seeded) root standing for every output: sum_i <output_i, grad_output_i>,
     whose gradient is exactly grad_output_i at output_i."""
@@ -55,8 +63,7 @@ def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str, create_graph:
         elif not isinstance(g, Tensor):
             raise TypeError(f"{call}: grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
         elif tuple(g.shape) != tuple(out.shape):
-            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and output[{i}] "
-                               f"has a shape of {list(out.shape)}.\n  fix: one gradient of each output's shape")
+            raise shape_mismatch(i, g, out)
         pairs.append((out, g))
     if len(pairs) == 1:
         out, g = pairs[0]

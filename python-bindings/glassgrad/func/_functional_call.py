@@ -57,7 +57,7 @@ def _check_strict(module, merged: Dict[str, Any], own: Dict[str, Any]) -> None:
     if missing:
         msgs.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
     if msgs:
-        raise RuntimeError(f"Error(s) in reassigning to parameters in {type(module).__name__}:\n\t" + "\n\t".join(msgs)
+        raise RuntimeError(f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + "\n\t".join(msgs)
                            + "\n  fix: pass every parameter and buffer by its name in named_parameters() / "
                              "named_buffers(), or strict=False")
 
