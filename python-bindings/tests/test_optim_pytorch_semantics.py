@@ -1,7 +1,8 @@
 """Optimizer behaviour PyTorch documents beyond the update rules: optimizer.state is a
 defaultdict(dict) (state[p] of a parameter without state reads {}, and state_dict() then saves
-that empty entry, as PyTorch's), LBFGS.step() without a closure
-is a TypeError. Torch-free expectations, and the same checks against torch.optim where installed."""
+that empty entry, as PyTorch's), LBFGS.step() without a closure is a TypeError, a group without
+'params' a KeyError and a set of parameters a TypeError. Torch-free expectations, and the same
+checks against torch.optim where installed."""
 import pytest
 
 import glassgrad as gg
@@ -54,3 +55,30 @@ def test_state_access_matches_torch(name):
         opt.step()
         seen.append((before, sorted(opt.state[ps[0]]), sorted(opt.state_dict()["state"])))
     assert seen[0] == seen[1]
+
+
+def test_a_group_without_params_is_a_key_error_and_a_set_of_params_a_type_error():
+    opt = gg.optim.SGD(_params(gg), lr=0.1)
+    with pytest.raises(KeyError, match="params"):
+        opt.add_param_group({"lr": 0.1})
+    with pytest.raises(TypeError, match="ordered collections"):
+        opt.add_param_group({"params": {gg.ones(2, requires_grad=True)}})
+    with pytest.raises(TypeError, match="ordered collections"):
+        gg.optim.Adam([{"params": set(_params(gg))}])
+    assert len(opt.param_groups) == 1
+    opt.add_param_group({"params": (gg.ones(2, requires_grad=True),), "lr": 0.5})   # a tuple is ordered
+    assert [g["lr"] for g in opt.param_groups] == [0.1, 0.5]
+
+
+@pytest.mark.parametrize("group", [{"lr": 0.1}, {"params": "set"}])
+def test_group_refusals_match_torch(group):
+    torch = pytest.importorskip("torch")
+    kinds = []
+    for lib in (torch, gg):
+        g = dict(group)
+        if g.get("params") == "set":
+            g["params"] = {lib.ones(2, requires_grad=True)}
+        with pytest.raises((KeyError, TypeError)) as caught:
+            lib.optim.SGD(_params(lib), lr=0.1).add_param_group(g)
+        kinds.append(KeyError if issubclass(caught.type, KeyError) else TypeError)
+    assert kinds[0] is kinds[1]

@@ -256,9 +256,12 @@ class Optimizer(OptimizerHooks):
         if not isinstance(param_group, dict):
             raise TypeError(f"{name}: a parameter group must be a dict, got {type(param_group).__name__}")
         params = param_group.get("params")
-        if params is None:
-            raise _C.InvalidArgumentError(f"{name}: a parameter group needs a 'params' entry\n"
-                                          f"  fix: {{'params': model.fc.parameters(), 'lr': 0.01}}")
+        if params is None:   # a KeyError, as PyTorch's param_group["params"]
+            raise KeyError(f"{name}: a parameter group needs a 'params' entry; fix: "
+                           f"{{'params': model.fc.parameters(), 'lr': 0.01}}")
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
         params = [params] if isinstance(params, Tensor) else list(params)
         names = None
         if params and isinstance(params[0], tuple):
