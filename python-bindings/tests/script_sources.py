@@ -77,6 +77,7 @@ REPOSITORIES = {
     "02456-deep-learning-with-PyTorch": "github.com/DeepLearningDTU/02456-deep-learning-with-PyTorch",
     "build-nanogpt": "github.com/karpathy/build-nanogpt",
     "llm.c": "github.com/karpathy/llm.c",
+    "pytorch-GAT": "github.com/gordicaleksa/pytorch-GAT",
 }
 
 
