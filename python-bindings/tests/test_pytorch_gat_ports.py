@@ -157,9 +157,10 @@ def _layers_output(lib, folder, layer_name, state):
 
 @needs(REPO)
 @pytest.mark.parametrize("layer_name", ["IMP1", "IMP2", "IMP3"])
-def test_layers_match_pytorchs(tmp_path, layer_name):
+def test_layers_match_pytorchs(tmp_path, monkeypatch, layer_name):
     torch = pytest.importorskip("torch")
     _needs_tools()
+    monkeypatch.chdir(tmp_path)  # utils/constants.py opens a SummaryWriter (./runs) when imported
     import glassgrad.torch as gtorch
     folder = str(tmp_path / "ported")
     port_script.port_tree(os.path.join(checkout(REPO), "models"), os.path.join(folder, "models"))
