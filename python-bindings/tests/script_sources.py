@@ -78,6 +78,7 @@ REPOSITORIES = {
     "build-nanogpt": "github.com/karpathy/build-nanogpt",
     "llm.c": "github.com/karpathy/llm.c",
     "pytorch-GAT": "github.com/gordicaleksa/pytorch-GAT",
+    "pytorch-original-transformer": "github.com/gordicaleksa/pytorch-original-transformer",
 }
 
 
