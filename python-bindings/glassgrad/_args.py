@@ -76,6 +76,12 @@ class AssertedArgumentError(_C.InvalidArgumentError, AssertionError):
     is both."""
 
 
+class AssertedShapeError(_C.ShapeError, AssertionError):
+    """A shape PyTorch checks with an assert (Embedding's _weight and from_pretrained table): an
+    AssertionError there, glassgrad's shape errors are ValueErrors and RuntimeErrors; this is all
+    of them."""
+
+
 def _is_int(value) -> bool:
     # type() is int first: a plain int skips the numbers.Integral ABC check (bool is not int's type).
     return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))

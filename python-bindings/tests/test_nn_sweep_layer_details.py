@@ -224,3 +224,13 @@ def test_recurrent_layers_refuse_an_empty_sequence(cls, batch_first):
         m(gg.zeros(0, 3))  # unbatched
     no_batch = gg.zeros(0, 5, 3) if batch_first else gg.zeros(5, 0, 3)
     assert tuple(m(no_batch)[0].shape) == ((0, 5, 4) if batch_first else (5, 0, 4))  # an empty batch is fine
+
+
+def test_embedding_table_shape_checks_are_assertion_errors():
+    for cls in (nn.Embedding, nn.EmbeddingBag):
+        with pytest.raises(AssertionError, match="Embeddings parameter is expected to be 2-dimensional"):
+            cls.from_pretrained(gg.zeros(3))
+    with pytest.raises(AssertionError, match="Shape of weight does not match num_embeddings and embedding_dim"):
+        nn.Embedding(3, 2, _weight=gg.zeros(2, 2))
+    with pytest.raises(gg.ShapeError):  # glassgrad's class as well
+        nn.Embedding.from_pretrained(gg.zeros(3, 2, 2))

@@ -8,7 +8,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import _C, _args
+from .. import _args
 from .._embedding import embedding, embedding_bag, padding_index
 from .._random import generator
 from .._tensor import Tensor, tensor
@@ -39,10 +39,10 @@ class _Table(Module):
             self.weight = Parameter(values, requires_grad, device=device)
         else:
             if tuple(_weight.shape) != shape:
-                raise _C.ShapeError(f"Shape of weight does not match num_embeddings and embedding_dim\n  {where}: "
-                                    f"_weight has shape {list(_weight.shape)}, the layer {list(shape)}\n"
-                                    f"  fix: build the layer as {name}({_weight.shape[0]}, {_weight.shape[1]}), or "
-                                    f"use {name}.from_pretrained(weight)")
+                raise _args.AssertedShapeError(
+                    f"Shape of weight does not match num_embeddings and embedding_dim\n  {where}: _weight has shape "
+                    f"{list(_weight.shape)}, the layer {list(shape)}\n  fix: build the layer as "
+                    f"{name}({_weight.shape[0]}, {_weight.shape[1]}), or use {name}.from_pretrained(weight)")
             self.weight = Parameter(_weight, requires_grad, device=device)
 
     def reset_parameters(self) -> None:
@@ -67,9 +67,9 @@ def _pretrained(embeddings) -> Tensor:
     if not isinstance(embeddings, Tensor):
         embeddings = tensor(np.asarray(embeddings))
     if embeddings.ndim != 2:
-        raise _C.ShapeError(f"Embeddings parameter is expected to be 2-dimensional\n  from_pretrained: got "
-                            f"{embeddings.ndim}-d {list(embeddings.shape)}\n  fix: pass the table "
-                            f"[num_embeddings, embedding_dim]")
+        raise _args.AssertedShapeError(f"Embeddings parameter is expected to be 2-dimensional\n  from_pretrained: "
+                                       f"got {embeddings.ndim}-d {list(embeddings.shape)}\n  fix: pass the table "
+                                       f"[num_embeddings, embedding_dim]")
     return embeddings
 
 
