@@ -252,7 +252,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     out = index_add(zeros(nbags, d, dtype=dt, device=dev), 0, target, rows)
     if mode == "mean":
         if weight_of is None:
-            count = tensor(np.bincount(bag, minlength=nbags).astype(dt), device=dev)
+            count = tensor(np.bincount(bag, minlength=nbags), device=dev).to(weight.dtype)  # bfloat16 too
         else:
             count = index_add(zeros(nbags, dtype=dt, device=dev), 0, target, weight_of)
         out = out / count.clamp(1.0, None).reshape(nbags, 1)

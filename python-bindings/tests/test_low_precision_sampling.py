@@ -1,7 +1,8 @@
 """Random draws from bfloat16 and float16 probabilities, as a GPT sampling loop under
 torch.autocast(dtype=torch.bfloat16) makes them (karpathy/build-nanogpt's train_gpt2.py: the
 softmax of bfloat16 logits, topk, then torch.multinomial): PyTorch draws from such rows; the
-draw reads them as float32."""
+draw reads them as float32. Also F.embedding_bag of a bfloat16 table in mode 'mean' (its bag
+sizes were made in NumPy, which has no bfloat16)."""
 import numpy as np
 import pytest
 
@@ -41,3 +42,11 @@ def test_bernoulli_of_low_precision_probabilities(dtype):
     np.testing.assert_array_equal(drawn.float().numpy(), [0.0, 1.0, 1.0, 0.0])
     with pytest.raises(Exception, match="bernoulli"):
         gg.bernoulli(gg.tensor([1.5]).to(dtype))
+
+
+def test_embedding_bag_mean_of_a_bfloat16_table():
+    # PyTorch 2.14: [[1.1641, -1.0], [0.25, 3.0]] in bfloat16 ((0.5 + 1.5 + 1.5) / 3 rounded)
+    weight = gg.tensor([[0.5, 1.0], [1.5, -2.0], [0.25, 3.0], [1.0, 1.0]]).to(gg.bfloat16)
+    out = F.embedding_bag(gg.tensor([0, 1, 1, 2]), weight, gg.tensor([0, 3]))
+    assert out.dtype == gg.bfloat16 and list(out.shape) == [2, 2]
+    np.testing.assert_allclose(out.float().numpy(), [[1.1641, -1.0], [0.25, 3.0]], atol=8e-3)
