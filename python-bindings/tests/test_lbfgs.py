@@ -162,3 +162,27 @@ def test_lbfgs_state_dict_scalars_match_torchs():
                 np.testing.assert_allclose(float(v), float(w), rtol=1e-6)
     np.testing.assert_allclose(float(got["H_diag"]), float(want["H_diag"]), rtol=1e-6)
     assert type(got["H_diag"]).__name__ == "Tensor" and type(want["H_diag"]).__name__ == "Tensor"
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_step_reads_the_loss_without_the_float_of_grad_warning(line_search_fn):
+    # PyTorch's step reads float(loss) under no_grad, which gives no 'requires_grad=True to a
+    # scalar' warning; the closure may also return a plain number
+    import warnings
+    xy = gg.tensor(np.array([-1.5, 2.0]), requires_grad=True)
+    opt = gg.optim.LBFGS([xy], max_iter=3, line_search_fn=line_search_fn)
+    gg.set_warn_always(True)   # the warning is once per process otherwise
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            loss = opt.step(_rosenbrock_closure(opt, xy))
+    finally:
+        gg.set_warn_always(False)
+    assert float(loss.detach()) == pytest.approx(2.5 ** 2 + 100 * (2.0 - 2.25) ** 2)   # at the start
+
+    def number_closure():
+        opt.zero_grad()
+        value = (xy ** 2).sum()
+        value.backward()
+        return value.item()
+    assert isinstance(opt.step(number_closure), float)

@@ -220,7 +220,10 @@ class LBFGS(Optimizer):
         return -flat if self.param_groups[0]["maximize"] else flat
 
     def _loss(self, value) -> float:
-        return -float(value) if self.param_groups[0]["maximize"] else float(value)
+        # item(), not float(): PyTorch's step reads the loss under no_grad, where float() of a
+        # tensor that requires grad gives no warning; glassgrad's float() gives it in any grad mode
+        value = value.item() if isinstance(value, Tensor) else float(value)
+        return -value if self.param_groups[0]["maximize"] else value
 
     def _add(self, t: float, d: np.ndarray) -> None:
         """p += t d (the slice of d that is p's), in place."""
