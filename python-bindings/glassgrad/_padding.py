@@ -89,9 +89,25 @@ def _pad_dim(x: Tensor, dim: int, left: int, right: int, mode: str, value: float
 def _check_sizes(input: Tensor, amounts: List[int], mode: str) -> None:
     """Each dim's output size >= 0; reflect amounts below the dim's size, circular ones at most
     its size (after any crop), as PyTorch requires."""
+    outputs = [input.shape[input.ndim - 1 - k] + amounts[2 * k] + amounts[2 * k + 1] for k in range(len(amounts) // 2)]
+    # PyTorch's reflection_pad1d/2d need an output element in some padded dim (3d checks none)
+    if mode == "reflect" and len(amounts) <= 4 and max(outputs) < 1:
+        raise _C.InvalidArgumentError(
+            f"input {list(input.shape)} is too small. Calculated output sizes of the padded dims: "
+            f"{outputs[::-1]}\n  pad: reflect padding {tuple(amounts)} must leave at least one element\n"
+            f"  fix: crop fewer elements")
     for k in range(len(amounts) // 2):
         dim = input.ndim - 1 - k
         n, left, right = input.shape[dim], amounts[2 * k], amounts[2 * k + 1]
+        if mode == "constant" and n + min(left, 0) + min(right, 0) < 0:  # PyTorch crops first, then pads
+            raise _C.InvalidArgumentError(
+                f"narrow(): length must be non-negative.\n  pad: padding ({left}, {right}) crops "
+                f"{-min(left, 0) - min(right, 0)} elements of dim {dim}, which has {n}\n  fix: crop at most {n} "
+                f"elements of that dim in all")
+        if mode == "replicate" and n + left + right < 1:
+            raise _C.InvalidArgumentError(
+                f"input (size {n} of dim {dim}) is too small. Calculated output size: {n + left + right}\n  pad: "
+                f"{mode} padding ({left}, {right}) must leave at least one element\n  fix: crop fewer elements")
         if n + left + right < 0:
             raise _C.InvalidArgumentError(
                 f"pad: padding ({left}, {right}) of dim {dim} (size {n}) leaves {n + left + right} elements\n"

@@ -64,3 +64,36 @@ def test_a_tensor_without_elements_is_contiguous():
     assert gg.zeros(2, 0, 3).permute(2, 0, 1).is_contiguous()
     assert not gg.zeros(2, 3).t().is_contiguous()
     assert gg.zeros(0, 3).t().contiguous().is_contiguous()
+
+
+def test_pad_crops_that_leave_too_little():
+    F = gg.nn.functional
+    # constant: PyTorch crops first, so a crop past the dim's size is refused even where the pad refills it
+    with pytest.raises(RuntimeError, match="narrow\\(\\): length must be non-negative"):
+        F.pad(gg.ones(2, 2), (3, -3))
+    with pytest.raises(RuntimeError, match="narrow"):
+        F.pad(gg.ones(2, 2), (1, 0, -3, 1))
+    assert F.pad(gg.ones(2, 2), (-2, 0)).shape == (2, 0)
+    assert F.pad(gg.ones(2, 2), (-1, 2)).tolist() == [[1.0, 0.0, 0.0]] * 2
+    # replicate needs an element in every padded dim; reflect (1-d, 2-d) in one of them
+    with pytest.raises(RuntimeError, match="too small"):
+        F.pad(gg.ones(2, 2), (0, -2), mode="replicate")
+    with pytest.raises(RuntimeError, match="too small"):
+        F.pad(gg.ones(1, 4, 1, 1), (2, 2, 2, -3), mode="replicate")
+    with pytest.raises(RuntimeError, match="too small"):
+        F.pad(gg.ones(3, 4), (-2, -2), mode="reflect")
+    assert F.pad(gg.ones(3, 4, 4), (-3, 1, -2, -2), mode="reflect").shape == (3, 0, 2)
+
+
+@pytest.mark.parametrize("shape,pad,mode", [((2, 2), (3, -3), "constant"), ((1, 3), (2, -1, -2, 1), "constant"),
+                                            ((2, 2), (0, -2), "replicate"), ((3, 4), (-2, -2), "reflect"),
+                                            ((3, 4, 4), (-3, 1, -2, -2), "reflect"), ((2, 2), (-2, 1), "constant")])
+def test_pad_as_torch(shape, pad, mode):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        try:
+            return tuple(lib.nn.functional.pad(lib.ones(*shape), pad, mode=mode).shape)
+        except RuntimeError:
+            return "RuntimeError"
+    assert outcome(gg) == outcome(torch)
