@@ -68,3 +68,36 @@ def test_parameters_written_in_place_are_computed_before_the_update():
     first.weight.data.fill_(0.25)
     opt.step()
     np.testing.assert_allclose(first.weight.detach().numpy(), 0.25 - 0.5 * grad_w, rtol=1e-6, atol=1e-7)
+
+
+def test_unrealized_positions():
+    # The runtime call step() asks: positions (ascending) of the tensors not computed yet.
+    stored = [gg.ones(2), gg.zeros(3)]
+    w = gg.ones(2, requires_grad=True)
+    pending = gg.relu(w * 3)  # recorded, not run
+    written = gg.zeros(2)
+    written.add_(1)  # an in-place write since it was computed
+    handles = [stored[0]._h, pending._h, stored[1]._h, written._h]
+    assert gg._C.lazy_unrealized(handles) == [i for i, h in enumerate(handles) if not h.realized]
+    assert gg._C.lazy_unrealized(handles) == [1, 3]
+    assert gg._C.lazy_unrealized([]) == []
+    gg._C.lazy_realize([pending._h, written._h])
+    assert gg._C.lazy_unrealized(handles) == []
+    np.testing.assert_array_equal(written.numpy(), [1, 1])
+    np.testing.assert_array_equal(pending.detach().numpy(), [3, 3])
+
+
+@pytest.mark.parametrize("n_pending", [0, 1, 2])
+def test_some_parameters_written_in_place_among_many(n_pending):
+    # Only the written parameters are computed first; the others are updated from their stored values.
+    model, opt, x, y = _model_and_step(lambda ps: gg.optim.SGD(ps, lr=0.5))
+    gg.cross_entropy(model(x), y).backward()
+    params = list(model.parameters())
+    before = [p.detach().numpy().copy() for p in params]
+    grads = [p.grad.numpy().copy() for p in params]
+    for k in range(n_pending):
+        params[2 * k + 1].data.fill_(0.5 + k)  # the biases
+        before[2 * k + 1][...] = 0.5 + k
+    opt.step()
+    for p, b, g in zip(params, before, grads):
+        np.testing.assert_allclose(p.detach().numpy(), b - 0.5 * g, rtol=1e-6, atol=1e-7)

@@ -410,7 +410,9 @@ class Optimizer(OptimizerHooks):
                 loss = closure()
         # Which parameters have a gradient, in one call into the runtime (no handle on any gradient).
         every = [(g, p) for g in self.param_groups for p in g["params"]]
-        work = list(compress(every, _C.lazy_have_grads([p._h for _, p in every])))
+        handles = [p._h for _, p in every]
+        have = _C.lazy_have_grads(handles)
+        work = list(compress(every, have))
         if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
             return loss
         if "capturable" in self.defaults:
@@ -421,7 +423,9 @@ class Optimizer(OptimizerHooks):
         # A parameter written in place since it was last computed (`w.data.normal_(0, 0.01)`,
         # `b.data.fill_(0)` at initialization, as PyTorch scripts do) is a pending result; the
         # update ops write stored tensors only, so it is computed first (once: it is stored after).
-        pending = [p for _, p in work if not p._h.realized and not _written_by_update(p)]
+        # (which are not computed: one call for the list, positions in `work`, usually none)
+        unrealized = _C.lazy_unrealized(list(compress(handles, have)))
+        pending = [work[i][1] for i in unrealized if not _written_by_update(work[i][1])] if unrealized else []
         if pending:
             _C.lazy_realize([p._h for p in pending])
         # All or nothing: every parameter and state tensor the updates re-point is remembered,

@@ -2,6 +2,7 @@
 // moved the step's tensors from: what Optimizer.step (python-bindings/glassgrad/optim/optimizer.py)
 // points back to when recording or running the step fails, so a step happens all or not at all.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ size_t revert_logged(const std::vector<Handle*>& handles, const UpdateJournal& j
 // Whether each tensor has a gradient (the parameters an optimizer step updates), without making
 // a handle on any gradient.
 std::vector<bool> have_grads(const std::vector<Handle*>& handles);
+
+// The positions i (ascending) of the tensors whose value is not computed yet (handles[i] not
+// realized): an optimizer step reads its parameters' in one call, as have_grads their gradients.
+std::vector<int64_t> unrealized(const std::vector<Handle*>& handles);
 
 }  // namespace lazy
 }  // namespace glassgrad
