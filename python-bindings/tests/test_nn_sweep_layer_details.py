@@ -234,3 +234,16 @@ def test_embedding_table_shape_checks_are_assertion_errors():
         nn.Embedding(3, 2, _weight=gg.zeros(2, 2))
     with pytest.raises(gg.ShapeError):  # glassgrad's class as well
         nn.Embedding.from_pretrained(gg.zeros(3, 2, 2))
+
+
+def test_parameter_list_refuses_a_tensor_as_its_list():
+    with pytest.raises(TypeError, match="ParameterList.extend should be called with an iterable, but got Tensor"):
+        nn.ParameterList(gg.zeros(2, 3))
+    p = nn.ParameterList()
+    with pytest.raises(TypeError, match="should be called with an iterable"):
+        p.extend(gg.zeros(2))
+    with pytest.raises(TypeError, match="should be called with an iterable"):
+        p.extend(3)
+    p.extend((gg.zeros(2), gg.ones(1)))  # a tuple, list or generator of tensors is a list
+    p.extend(t for t in [gg.zeros(4)])
+    assert [tuple(x.shape) for x in p] == [(2,), (1,), (4,)]

@@ -70,6 +70,10 @@ class ParameterList(Module):
         return self
 
     def extend(self, values: Iterable[Any]) -> "ParameterList":
+        if isinstance(values, Tensor) or not isinstance(values, Iterable):  # a tensor is not a list of rows here
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got "
+                            f"{type(values).__name__}\n  fix: ParameterList([weight]) for one tensor, or "
+                            f".extend([a, b])")
         for v in values:
             self.append(v)
         return self
