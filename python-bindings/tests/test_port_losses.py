@@ -267,3 +267,27 @@ def test_loss_and_gradient_match_torch(torch, name, args, kwargs):
     (gl * gg.tensor(cot)).sum().backward()
     (tl * torch.tensor(cot)).sum().backward()
     np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_custom_losses_subclass_the_base_classes_of_nn_modules_loss():
+    # `from torch.nn.modules.loss import _Loss, _WeightedLoss`: the bases of PyTorch's loss modules,
+    # which custom losses (focal losses, ...) subclass for the reduction and weight handling
+    from glassgrad.nn.modules.loss import _Loss, _WeightedLoss
+
+    class Focal(_WeightedLoss):
+        def __init__(self, weight=None, gamma=2.0, reduction="mean"):
+            super().__init__(weight=weight, reduction=reduction)
+            self.gamma = gamma
+
+        def forward(self, x, t):
+            ce = F.cross_entropy(x, t, weight=self.weight, reduction="none")
+            return ((1 - (-ce).exp()) ** self.gamma * ce).sum()
+
+    loss = Focal(weight=gg.tensor([1.0, 2.0]))
+    assert list(loss.state_dict()) == ["weight"] and isinstance(nn.CrossEntropyLoss(), _WeightedLoss)
+    x = gg.tensor(np.array([[0.0, 0.0]], np.float32))
+    # class 1 of weight 2 at probability 1/2: ce = 2 log 2, exp(-ce) = 1/4, (1 - 1/4)^2 * 2 log 2
+    assert abs(loss(x, gg.tensor([1])).item() - 0.75 ** 2 * 2 * np.log(2)) < 1e-6
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        assert type("L", (_Loss,), {})(size_average=False).reduction == "sum"
+    assert isinstance(nn.MSELoss(), _Loss) and gg.nn.modules.loss._Loss is _Loss

@@ -1,4 +1,5 @@
 """torch.nn.modules.loss's names, resolved from glassgrad.nn (see _names.py)."""
+from ..loss import _Loss, _WeightedLoss  # noqa: F401 (the base classes custom losses subclass)
 from ._names import forward_names
 
 __all__, __getattr__, __dir__ = forward_names(__name__, [
