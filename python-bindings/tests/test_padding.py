@@ -139,3 +139,23 @@ def test_conv2d_padding_mode_matches_torch(torch, mode, kwargs):
 def test_conv2d_refuses_an_unknown_padding_mode():
     with pytest.raises(gg.InvalidArgumentError, match="padding_mode must be one of 'zeros', 'reflect'"):
         gg.nn.Conv2d(3, 4, 3, padding_mode="mirror")
+
+
+def test_constant_value_is_any_float_a_bool_or_a_one_element_tensor_as_pytorchs():
+    # PyTorch takes value as a float: inf and nan pad as themselves (attention masks padded with
+    # -inf), a bool pads a bool tensor (nlp_course's vocab.py: F.pad(mask, (1, 0, 0, 0), value=True)),
+    # an int input gets the value cast (2.7 -> 2)
+    np.testing.assert_array_equal(F.pad(gg.zeros(2), (1, 0), value=float("-inf")).numpy(), [-np.inf, 0, 0])
+    assert np.isnan(F.pad(gg.zeros(2), (0, 1), value=float("nan")).numpy()[2])
+    mask = gg.tensor([[True, False], [False, False]])
+    padded = F.pad(mask, (1, 0, 0, 0), value=True)
+    assert padded.dtype == gg.bool and padded.tolist() == [[True, True, False], [True, False, False]]
+    assert F.pad(mask, (0, 1), value=False).tolist() == [[True, False, False], [False, False, False]]
+    assert F.pad(gg.tensor([1, 2]), (1, 0), value=2.7).tolist() == [2, 1, 2]
+    assert F.pad(gg.tensor([1.0, 2.0]), (1, 1), value=True).tolist() == [1.0, 1.0, 2.0, 1.0]
+    assert F.pad(gg.zeros(2), (1, 0), value=gg.tensor(3.0)).tolist() == [3.0, 0.0, 0.0]
+    x = gg.zeros(2, requires_grad=True)
+    F.pad(x, (1, 1), value=float("-inf")).exp().sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
+    with pytest.raises(TypeError, match="pad: value must be a float"):
+        F.pad(gg.zeros(2), (1, 0), value="a")
