@@ -79,6 +79,7 @@ REPOSITORIES = {
     "llm.c": "github.com/karpathy/llm.c",
     "pytorch-GAT": "github.com/gordicaleksa/pytorch-GAT",
     "pytorch-original-transformer": "github.com/gordicaleksa/pytorch-original-transformer",
+    "nlp_course": "github.com/yandexdataschool/nlp_course",
 }
 
 
