@@ -12,7 +12,8 @@ Changed beyond the imports (CHANGED): the "d12" configuration (the smallest from
 50257 (pad_vocab asserts it). The tokenizer is tiktoken's GPT-2 encoding, downloaded on first
 use: a stand-in module in the run folder encodes bytes (its token 50256 is the end of text).
 The pretrained models (--model gpt2, from_pretrained) need transformers and a download, and DDP
-with ZeroRedundancyOptimizer (--zero_stage 1) needs CUDA: not run.
+with ZeroRedundancyOptimizer (--zero_stage 1) needs CUDA: not run; nor is train_llama3.py, which
+starts from Meta's or Hugging Face's LLaMA 3.1 weights and tokenizer (downloads).
 
 Under PyTorch 2.14.1 the same run from the same initial weights (llm.c draws them from its own
 torch.Generator) writes byte-identical model files and tokenizer, a debug state equal to
