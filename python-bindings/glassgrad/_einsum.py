@@ -17,7 +17,7 @@ import string
 from typing import List
 
 from . import _C, _autocast
-from ._dtypes import DTYPES, plain
+from ._dtypes import DTYPES, plain, result_type
 from ._shapes import diagonal
 from ._tensor import Tensor, _op
 
@@ -156,6 +156,10 @@ def einsum(equation: str, *operands) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     kinds = {plain(t.dtype) for t in operands}
+    if len(kinds) > 1:  # PyTorch's products without a contraction promote (it refuses the others)
+        common = result_type(*operands)
+        operands = tuple(t if t.dtype == common else t.to(common) for t in operands)
+        kinds = {plain(common)}
     if len(operands) == 1 and kinds <= {"int32", "uint8", "int8", "int16", "bool"}:
         # one operand: PyTorch's einsum is a sum over the letters left out, int64 for integers and
         # bool, as sum's; with none left out, a view in the operand's dtype

@@ -61,3 +61,27 @@ def test_integer_dtypes_as_torch(eq, dtype):
     torch = pytest.importorskip("torch")
     y, w = (lib.einsum(eq, lib.tensor([[1, 2, 3], [4, 5, 250]]).to(getattr(lib, dtype))) for lib in (gg, torch))
     assert str(y.dtype).split(".")[-1] == str(w.dtype).split(".")[-1] and y.tolist() == w.tolist()
+
+
+def test_operands_of_different_dtypes_promote():
+    a = gg.ones(2, 3)
+    assert gg.einsum("ij,ij->ij", a, a.double()).dtype == gg.float64
+    assert gg.einsum("ij,ij->ij", a, a.int()).dtype == gg.float32
+    assert gg.einsum("ij,ij->ij", a.half(), a).dtype == gg.float32
+    assert gg.einsum("i,i->i", a[0].bool(), a[0].int()).tolist() == [1, 1, 1]
+    x = gg.ones(3, requires_grad=True)
+    gg.einsum("i,j->ij", x, gg.tensor([1.0, 2.0], dtype=gg.float64)).sum().backward()
+    assert x.grad.dtype == gg.float32 and x.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+@pytest.mark.parametrize("eq,dtypes", [("ij,ij->ij", ("float32", "float64")), ("i,j->ij", ("float32", "float64")),
+                                       ("ij,ij->ij", ("float32", "int32")), ("ij,ij->ij", ("float16", "float32"))])
+def test_promotion_as_torch(eq, dtypes):
+    torch = pytest.importorskip("torch")
+    outs = []
+    for lib in (gg, torch):
+        ops = [lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).to(getattr(lib, d)) for d in dtypes]
+        ops = [o[0] for o in ops] if eq == "i,j->ij" else ops
+        y = lib.einsum(eq, *ops)
+        outs.append((str(y.dtype).split(".")[-1], y.float().tolist()))
+    assert outs[0] == outs[1]
