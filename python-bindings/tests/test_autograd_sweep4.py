@@ -100,6 +100,41 @@ def test_forward_ad_primal_of_an_untracked_computation_requires_no_grad():
         assert tracked.requires_grad
 
 
+@pytest.mark.parametrize("write", ["mul_", "add_then_use", "no_grad", "setitem"])
+def test_retain_grad_stays_with_a_tensor_written_in_place(write):
+    # PyTorch moves the retains_grad hook to the tensor's new version
+    x = gg.ones(3, requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    if write == "mul_":
+        y.mul_(3)
+    elif write == "add_then_use":
+        y.add_(1)
+    elif write == "no_grad":
+        with gg.no_grad():
+            y.mul_(3)
+    else:
+        y[0] = 7.0
+    assert y.retains_grad
+    loss = (y * 5).sum() if write == "add_then_use" else y.sum()
+    loss.backward()
+    expected_y = {"add_then_use": [5.0] * 3}.get(write, [1.0] * 3)
+    expected_x = {"mul_": [6.0] * 3, "add_then_use": [10.0] * 3, "no_grad": [2.0] * 3, "setitem": [0.0, 2.0, 2.0]}
+    np.testing.assert_allclose(y.grad.numpy(), expected_y)
+    np.testing.assert_allclose(x.grad.numpy(), expected_x[write])
+
+
+def test_retain_grad_of_a_view_whose_base_is_written():
+    x = gg.ones(3, requires_grad=True)
+    y = x * 2
+    v = y[:2]
+    v.retain_grad()
+    y.mul_(3)
+    (v * 1).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), [1.0, 1.0])
+    np.testing.assert_allclose(x.grad.numpy(), [6.0, 6.0, 0.0])
+
+
 def test_functional_call_strict_error_text():
     m = gg.nn.Linear(2, 2)
     with pytest.raises(RuntimeError, match=r"Error\(s\) in reparametrizing for Linear:\n\tUnexpected key\(s\): "
@@ -148,3 +183,23 @@ def test_torch_error_texts_match():
         return out
     t, g = _both(run)
     assert t == g and len(t) == 3
+
+
+def test_torch_func_error_texts_match():
+    def run(lib):
+        from importlib import import_module
+        func = import_module(lib.__name__ + ".func")
+        calls = [lambda: func.vmap(lib.sin, in_dims=1)(lib.ones(3)),
+                 lambda: func.grad(lambda x: x * 2)(lib.ones(3)),
+                 lambda: func.grad(lambda x: x.sum())(lib.arange(3)),
+                 lambda: func.jvp(lib.sin, (lib.ones(3),), (lib.ones(2),))]
+        out = []
+        for call in calls:
+            try:
+                call()
+            except (RuntimeError, ValueError) as e:
+                text = str(e).splitlines()[0]
+                out.append((type(e).__name__, text.split("): ", 1)[-1] if text.startswith("vmap(") else text))
+        return out
+    t, g = _both(run)
+    assert [(k, s.replace("vmap: ", "")) for k, s in g] == t

@@ -53,11 +53,11 @@ def test_grad_and_value_has_aux_and_containers():
 
 
 def test_grad_errors_name_the_cause():
-    with pytest.raises(RuntimeError, match="scalar Tensor, got tensor of shape \\[3\\]"):
+    with pytest.raises(RuntimeError, match="scalar Tensor, got tensor with 1 dims. Maybe you wanted to use the vjp"):
         grad(lambda x: x * 2)(gg.ones(3))
     with pytest.raises(RuntimeError, match="only 1 positional inputs"):
         grad(lambda x: x.sum(), argnums=1)(gg.ones(3))
-    with pytest.raises(RuntimeError, match="floating-point"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
         grad(lambda x: x.sum())(gg.tensor([1, 2]))
     with pytest.raises(RuntimeError, match="\\(output, aux\\)"):
         grad(lambda x: x.sum(), has_aux=True)(gg.ones(3))

@@ -53,6 +53,11 @@ void tag(const ValuePtr& v, const std::shared_ptr<VersionCounter>& counter);
 // The storage of h, made (with h's value as its version 0) if h has none.
 Alias& alias_of(Handle& h);
 
+// A handle moving from value `from` to `to` (an in-place write, a view re-derived after its
+// storage was written): retain_grad() stays with the tensor, as PyTorch moves its retains_grad
+// hook to the tensor's new version, and the version written over no longer keeps a gradient.
+void carry_retains_grad(const ValuePtr& from, const ValuePtr& to);
+
 // A handle's aliasing fields, for the files that make views and writes (alias.cpp, element_views.cpp).
 struct AliasAccess {
   static ValuePtr& v(Handle& h) { return h.v_; }
@@ -64,6 +69,7 @@ struct AliasAccess {
   // Points h at v (pinned), seen at the storage's current generation.
   static void point(Handle& h, const ValuePtr& v) {
     if (v != h.v_) {
+      if (h.v_ && h.v_->retains_grad) carry_retains_grad(h.v_, v);
       pin(v);
       unpin(h.v_);
       h.v_ = v;

@@ -195,10 +195,17 @@ void Handle::reset(ValuePtr v) {
     chain_.clear();
     detached_ = untracked_ = false;
   }
+  if (v_ && v_->retains_grad && v != v_) carry_retains_grad(v_, v);
   pin(v);
   unpin(v_);
   v_ = std::move(v);
   if (alias_) seen_ = alias_->generation;
+}
+
+void carry_retains_grad(const ValuePtr& from, const ValuePtr& to) {
+  if (!to->requires_grad || to->is_leaf()) return;  // a leaf keeps its .grad anyway
+  to->retains_grad = true;
+  from->retains_grad = false;
 }
 
 uint64_t rebind_generation() { return g_rebind_generation; }

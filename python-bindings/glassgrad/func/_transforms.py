@@ -43,8 +43,9 @@ def _alias(x, name: str):
         raise RuntimeError(f"{name}: the inputs to differentiate must be Tensors (or containers of Tensors), got "
                            f"{type(x).__name__}\n  fix: pass it as a glassgrad tensor, or leave it out of argnums")
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f"{name}: only floating-point inputs can be differentiated, got {x.dtype} of shape "
-                           f"{list(x.shape)}\n  fix: x.float(), or leave it out of argnums")
+        raise RuntimeError(f"only Tensors of floating point dtype can require gradients\n  {name}: an input to "
+                           f"differentiate is {x.dtype} of shape {list(x.shape)}\n  fix: x.float(), or leave it out "
+                           "of argnums")
     return view_as(x, x) if x.requires_grad else x.detach().requires_grad_(True)
 
 
@@ -123,10 +124,11 @@ def grad_and_value(func: Callable, argnums: ArgNums = 0, has_aux: bool = False) 
         with enable_grad():
             ins, out, aux = _called(func, args, kwargs, argnums, has_aux, "grad_and_value")
             if not isinstance(out, Tensor) or out.dim() != 0:
-                what = f"tensor of shape {list(out.shape)}" if isinstance(out, Tensor) else type(out).__name__
+                what = f"tensor with {out.dim()} dims" if isinstance(out, Tensor) else type(out).__name__
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
-                                   f"{what}\n  fix: reduce the output (.sum(), .mean(), a [1] tensor: .squeeze()); "
-                                   "for a non-scalar output use vjp or jacrev")
+                                   f"{what}. Maybe you wanted to use the vjp or jacrev APIs instead?\n  fix: reduce "
+                                   "the output (.sum(), .mean(), a [1] tensor: .squeeze()); for a non-scalar output "
+                                   "use vjp or jacrev")
             g = ins.rebuild(ins.grads_of(out), isinstance(argnums, int))
         value = ins.result(out)
         return (g, (value, ins.result(aux))) if has_aux else (g, value)
@@ -244,9 +246,13 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
         ins = _Inputs(primals, tuple(range(len(primals))), "jvp")
         for x, t in zip(ins.leaves, t_leaves):
             if not isinstance(t, Tensor) or list(t.shape) != list(x.shape):
-                raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same "
-                                   f"shape, got {list(x.shape)} and "
-                                   f"{list(t.shape) if isinstance(t, Tensor) else type(t).__name__}")
+                if not isinstance(t, Tensor):
+                    raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same "
+                                       f"structure, got a Tensor of shape {list(x.shape)} and {type(t).__name__}")
+                raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the "
+                                   f"original Tensor, this is not supported. Tensor is of size {list(x.shape)} while "
+                                   f"the given forward gradient is of size {list(t.shape)}.\n  jvp(f, primals, "
+                                   "tangents): fix: one tangent of each primal's shape")
         out, aux = _split_aux(func(*ins.args), has_aux, "jvp")
         ins.see_outputs(out)
         out_leaves, out_spec = flatten(out)

@@ -20,8 +20,9 @@ def _check_dim(x, d, what: str) -> int:
         raise ValueError(f"vmap: Got in_dim={d} for an input but the input is of type {type(x).__name__}. We cannot "
                          "vmap over non-Tensor arguments\n  fix: in_dims=None for that input")
     if not isinstance(d, int) or not -x.dim() <= d < max(x.dim(), 1) or x.dim() == 0:
-        raise ValueError(f"vmap: Got {what}={d} for an input but the input is of shape {list(x.shape)} "
-                         f"({x.dim()} dimensions)\n  fix: a dimension between {-x.dim()} and {x.dim() - 1}, or None")
+        raise ValueError(f"vmap: Got {what}={d} for some input, but that input is a Tensor of dimensionality "
+                         f"{x.dim()} so expected {what} to satisfy {-x.dim()} <= {what} < {x.dim()}.\n  the input "
+                         f"has shape {list(x.shape)}\n  fix: a dimension between {-x.dim()} and {x.dim() - 1}, or None")
     return d % x.dim()
 
 
