@@ -259,6 +259,14 @@ def test_plateau_with_one_min_lr_follows_parameter_groups_added_later():
         sched.step(1)
 
 
+def test_plateau_state_dict_keys_are_in_pytorchs_order():
+    # PyTorch's state_dict is the scheduler's __dict__ but the optimizer, in the order __init__
+    # sets the attributes (_init_is_better sets mode_worse before mode)
+    keys = list(L.ReduceLROnPlateau(_opt()).state_dict())
+    assert keys == ["factor", "default_min_lr", "min_lrs", "patience", "cooldown", "eps", "last_epoch", "_last_lr",
+                    "mode_worse", "mode", "threshold", "threshold_mode", "best", "cooldown_counter", "num_bad_epochs"]
+
+
 def test_plateau_state_round_trips_through_a_checkpoint_including_an_infinite_best(tmp_path):
     opt = _opt(1.0)
     sched = L.ReduceLROnPlateau(opt, mode="max", factor=0.5, patience=1, cooldown=2)

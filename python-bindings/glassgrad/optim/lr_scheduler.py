@@ -727,12 +727,13 @@ class ReduceLROnPlateau(LRScheduler):
 
     def _init_is_better(self, mode, threshold, threshold_mode) -> None:
         where = "ReduceLROnPlateau"
-        self.mode = _args.choice(mode, "mode", where, ("min", "max"),
-                                 fix="mode='min' for a loss, mode='max' for an accuracy")
-        self.threshold = _args.real(threshold, "threshold", where, minimum=0.0, fix="threshold=1e-4")
-        self.threshold_mode = _args.choice(threshold_mode, "threshold_mode", where, ("rel", "abs"),
-                                           fix="threshold_mode='rel' (a fraction of best) or 'abs' (an amount)")
-        self.mode_worse = math.inf if self.mode == "min" else -math.inf
+        mode = _args.choice(mode, "mode", where, ("min", "max"), fix="mode='min' for a loss, mode='max' for an accuracy")
+        threshold = _args.real(threshold, "threshold", where, minimum=0.0, fix="threshold=1e-4")
+        threshold_mode = _args.choice(threshold_mode, "threshold_mode", where, ("rel", "abs"),
+                                      fix="threshold_mode='rel' (a fraction of best) or 'abs' (an amount)")
+        # set in PyTorch's order (mode_worse first), which its state_dict's keys follow
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
 
     def _reset(self) -> None:
         self.best = self.mode_worse
