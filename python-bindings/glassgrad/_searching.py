@@ -51,6 +51,14 @@ def _binary_search(rows: np.ndarray, values: np.ndarray, right: bool) -> np.ndar
     return start
 
 
+def _refuse_bool(seq: np.ndarray, vals: np.ndarray, where: str) -> None:
+    """PyTorch searches in the common dtype of the sequence and the values: both bool is refused,
+    one bool with a number compares as numbers."""
+    if seq.dtype == np.bool_ and vals.dtype == np.bool_ and seq.size and vals.size:
+        raise _C.UnsupportedError(f"\"searchsorted_out_cpu\" not implemented for 'Bool'\n  {where}: the sequence "
+                                  f"and the values are both bool\n  fix: convert first: .long()")
+
+
 def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
                  side: Optional[str] = None, sorter: Optional[Tensor] = None) -> Tensor:
     """torch.searchsorted: for each value, the index in sorted_sequence's last axis where it would
@@ -60,9 +68,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     where = "searchsorted"
     seq = _values(sorted_sequence, where, "sorted_sequence")
     vals = _values(input, where, "input")
-    if (seq.dtype == np.bool_ or vals.dtype == np.bool_) and seq.size and vals.size:
-        raise _C.UnsupportedError(f"{where}: not implemented for bool (as in PyTorch)\n"
-                                  f"  fix: convert first: sorted_sequence.long(), input.long()")
+    _refuse_bool(seq, vals, where)
     how = _side(right, side, where)
     if seq.ndim == 0:
         raise _C.ShapeError(f"{where}: sorted_sequence must have at least one axis, got a 0-d tensor\n"
@@ -98,6 +104,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
                             f"\n  fix: boundaries.flatten(), or torch.searchsorted for one sequence per row")
     values = _values(input, "bucketize", "input")
     edges = host_values(boundaries)
+    _refuse_bool(edges, values, "bucketize")
     found = _binary_search(edges.reshape(1, edges.size), values.reshape(1, values.size),
                            _args.flag(right, "right", "bucketize")).reshape(values.shape)
     device = input.device if isinstance(input, Tensor) else boundaries.device

@@ -129,3 +129,28 @@ def test_error_kinds_as_torch(expr):
             eval(expr, {"torch": lib, "x": lib.arange(12.0).reshape(3, 4)})
         kinds.append({k for k in (IndexError, RuntimeError) if isinstance(info.value, k)})
     assert kinds[0] and kinds[0] <= kinds[1]
+
+
+def test_searchsorted_and_bucketize_with_one_bool_operand():
+    edges = gg.tensor([0.0, 1.0, 2.0, 5.0])
+    got = gg.searchsorted(edges, gg.tensor([[True, False, True]]))
+    assert got.dtype == gg.int64 and got.tolist() == [[1, 0, 1]]
+    assert gg.bucketize(gg.tensor([True, False]), edges).tolist() == [1, 0]
+    assert gg.searchsorted(gg.tensor([False, True]), gg.tensor([1.0])).tolist() == [1]
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        gg.searchsorted(gg.tensor([False, True]), gg.tensor([True]))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        gg.bucketize(gg.tensor([True]), gg.tensor([False, True]))
+
+
+@pytest.mark.parametrize("seq,vals", [("int64", "bool"), ("float32", "bool"), ("bool", "float32"), ("bool", "bool")])
+def test_searchsorted_bool_as_torch(seq, vals):
+    torch = pytest.importorskip("torch")
+
+    def outcome(lib):
+        try:
+            return lib.searchsorted(lib.tensor([0.0, 1.0, 1.0]).to(getattr(lib, seq)),
+                                    lib.tensor([1.0, 0.0]).to(getattr(lib, vals))).tolist()
+        except NotImplementedError:
+            return "NotImplementedError"
+    assert outcome(gg) == outcome(torch)
