@@ -139,11 +139,14 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
 
 
 def real(value, name: str, where: str, minimum: Optional[float] = None, maximum: Optional[float] = None,
-         above: bool = False, below: bool = False, fix: str = "") -> float:
+         above: bool = False, below: bool = False, fix: str = "", as_float: bool = False) -> float:
     """A finite real number (Python or NumPy; a one-element tensor or array; not a bool or a
     string) in [minimum, maximum], open at the ends marked `above` (> minimum) and `below`
-    (< maximum)."""
+    (< maximum). as_float=True: PyTorch's `float` argument as its parser takes it, where a bool
+    converts and inf and nan are values (a pad value of -inf, threshold(x, 0.0, -inf))."""
     if type(value) is float or type(value) is int:  # the common case, without the ABC checks below
+        v = float(value)
+    elif as_float and isinstance(value, bool):
         v = float(value)
     else:
         if isinstance(value, (bool, str, bytes)) or \
@@ -155,7 +158,7 @@ def real(value, name: str, where: str, minimum: Optional[float] = None, maximum:
         except (TypeError, ValueError):
             bounds = _bounds(minimum, maximum, above, below)
             fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
-    if not math.isfinite(v):
+    if not as_float and not math.isfinite(v):
         bounds = _bounds(minimum, maximum, above, below)
         fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
     if (minimum is not None and (v <= minimum if above else v < minimum)) or \

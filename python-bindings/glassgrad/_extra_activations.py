@@ -105,8 +105,8 @@ def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtyp
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """value where x <= threshold, else x (PyTorch's test, so NaN stays NaN)."""
-    th = _args.real(threshold, "threshold", "threshold")
-    v = _args.real(value, "value", "threshold")
+    th = _args.real(threshold, "threshold", "threshold", as_float=True)
+    v = _args.real(value, "value", "threshold", as_float=True)
 
     def compute():
         if isinstance(input, Tensor) and not input.dtype.is_floating_point:

@@ -22,7 +22,6 @@ of the output gradients at the positions that copied it.
 """
 from __future__ import annotations
 
-import numbers
 from typing import List, Optional, Sequence
 
 import numpy as np
@@ -164,22 +163,13 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
                 f"'{mode}': {mode} padding pads the last 1, 2 or 3 dims of an input with a batch and/or channel "
                 f"axis in front ({ranks} input for {len(amounts)} amounts)\n"
                 f"  fix: reshape the input, e.g. x.unsqueeze(0), or give one pair per padded trailing dim")
-    fill = 0.0 if value is None else _pad_value(value)
+    fill = 0.0 if value is None else _args.real(value, "value", "pad", as_float=True)
     _check_sizes(input, amounts, mode)
     # PyTorch's reflection_pad1d/2d and replication_pad1d/2d/3d, which its CPU autocast runs in float32
     key = {"reflect": "reflection_pad" if len(amounts) <= 4 else None, "replicate": "replication_pad"}.get(mode)
     if key is not None:
         return _autocast.call(key, _padded, input, amounts, mode, fill)
     return _padded(input, amounts, mode, fill)
-
-
-def _pad_value(value) -> float:
-    """PyTorch's `value` (a float argument): a bool or an int converts, and inf and nan pad as
-    themselves (an attention mask padded with float('-inf')); a one-element tensor reads as its
-    number. In the input's dtype it rounds as a cast does (2.7 pads an int64 input with 2)."""
-    if isinstance(value, (str, bytes)) or not (isinstance(value, numbers.Number) or hasattr(value, "__float__")):
-        _args.fail("pad", "value", "a float", value, fix="pad(x, (1, 1), value=0.0)", type_error=True)
-    return float(value)
 
 
 def _padded(input: Tensor, amounts: List[int], mode: str, fill: float) -> Tensor:

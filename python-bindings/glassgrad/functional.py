@@ -54,7 +54,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu; inplace=True writes into input)."""
-    slope = _args.real(negative_slope, "negative_slope", "leaky_relu")
+    slope = _args.real(negative_slope, "negative_slope", "leaky_relu", as_float=True)
     return _inplace.activation(input, inplace, "leaky_relu_", lambda: _op("LeakyReLU", [input],
                                                                           {"negative_slope": slope}))
 
@@ -72,14 +72,14 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu; inplace=True writes into input)."""
-    a = _args.real(alpha, "alpha", "elu")
+    a = _args.real(alpha, "alpha", "elu", as_float=True)
     return _inplace.activation(input, inplace, "elu_", lambda: _op("ELU", [input], {"alpha": a}))
 
 
 def hardtanh_arguments(where: str, min_val, max_val) -> Tuple[float, float]:
     """min_val and max_val: finite numbers with min_val <= max_val (PyTorch's check)."""
-    lo = _args.real(min_val, "min_val", where, fix="hardtanh(x, -1.0, 1.0)")
-    hi = _args.real(max_val, "max_val", where, fix="hardtanh(x, -1.0, 1.0)")
+    lo = _args.real(min_val, "min_val", where, fix="hardtanh(x, -1.0, 1.0)", as_float=True)
+    hi = _args.real(max_val, "max_val", where, fix="hardtanh(x, -1.0, 1.0)", as_float=True)
     if lo > hi:
         raise _C.InvalidArgumentError(f"{where}: min_val cannot be greater than max_val (min_val={lo}, "
                                       f"max_val={hi})\n  fix: hardtanh(x, min_val={hi}, max_val={lo})")
@@ -133,7 +133,7 @@ def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:
     beta = _args.real(beta, "beta", where, fix="beta=1.0")
     if beta == 0.0:
         raise _C.InvalidArgumentError(f"{where}: beta must not be 0 (softplus divides by it)\n  fix: beta=1.0")
-    return beta, _args.real(threshold, "threshold", where, fix="threshold=20.0")
+    return beta, _args.real(threshold, "threshold", where, fix="threshold=20.0", as_float=True)
 
 
 def where(condition: Tensor, input=None, other=None):

@@ -157,5 +157,5 @@ def test_constant_value_is_any_float_a_bool_or_a_one_element_tensor_as_pytorchs(
     x = gg.zeros(2, requires_grad=True)
     F.pad(x, (1, 1), value=float("-inf")).exp().sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0])
-    with pytest.raises(TypeError, match="pad: value must be a float"):
+    with pytest.raises(TypeError, match="pad: value must be a number"):
         F.pad(gg.zeros(2), (1, 0), value="a")

@@ -30,7 +30,7 @@ class Hardtanh(Module):
         min_val = min_val if min_value is None else min_value
         max_val = max_val if max_value is None else max_value
         where = _args.call(type(self).__name__, min_val, max_val)
-        lo, hi = _args.real(min_val, "min_val", where), _args.real(max_val, "max_val", where)
+        lo, hi = _args.real(min_val, "min_val", where, as_float=True), _args.real(max_val, "max_val", where, as_float=True)
         if not hi > lo:  # the layer asserts a strictly greater max_val (F.hardtanh allows equal bounds)
             raise _args.AssertedArgumentError(f"{where}: max_val ({max_val}) must be greater than min_val ({min_val}) "
                                               f"(the layer's min_val cannot be greater than max_val, nor equal)"

@@ -27,7 +27,7 @@ class _Table(Module):
         self.padding_idx = padding_index(padding_idx, self.num_embeddings, name)
         if max_norm is not None:
             _args.real(max_norm, "max_norm", where, minimum=0.0)
-        _args.real(norm_type, "norm_type", where)
+        _args.real(norm_type, "norm_type", where, as_float=True)
         self.max_norm, self.norm_type = max_norm, norm_type  # as given: the repr prints them as PyTorch's does
         self.scale_grad_by_freq = _args.flag(scale_grad_by_freq, "scale_grad_by_freq", where)
         self.sparse = _args.flag(sparse, "sparse", where)

@@ -141,8 +141,8 @@ class Threshold(Module):
 
     def __init__(self, threshold: float, value: float, inplace: bool = False):
         super().__init__()
-        _args.real(threshold, "threshold", "Threshold")
-        _args.real(value, "value", "Threshold")
+        _args.real(threshold, "threshold", "Threshold", as_float=True)
+        _args.real(value, "value", "Threshold", as_float=True)
         self.threshold, self.value = threshold, value  # printed as given (Threshold(threshold=0.1, value=20))
         self.inplace = _args.flag(inplace, "inplace", "Threshold")
 

@@ -28,7 +28,7 @@ class _Pad(Module):
             self.padding = tuple(_args.integer(p, "padding", where, fix=fix) for p in padding)
         else:
             self.padding = (_args.integer(padding, "padding", where, fix=fix),) * n
-        self.value = _args.shown(value, _args.real(value, "value", where)) if self._MODE == "constant" else None
+        self.value = _args.shown(value, _args.real(value, "value", where, as_float=True)) if self._MODE == "constant" else None
 
     def forward(self, input):
         return pad(input, self.padding, self._MODE, self.value)

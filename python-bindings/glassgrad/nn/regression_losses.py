@@ -120,7 +120,7 @@ class TripletMarginLoss(_Loss):
                  size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
         where = "TripletMarginLoss"
-        self.margin, self.p = _args.real(margin, "margin", where), _args.real(p, "p", where)
+        self.margin, self.p = _args.real(margin, "margin", where), _args.real(p, "p", where, as_float=True)
         self.eps, self.swap = _args.real(eps, "eps", where), _args.flag(swap, "swap", where)
         if self.margin <= 0:
             raise _C.InvalidArgumentError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} "
