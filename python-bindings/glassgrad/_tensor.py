@@ -1412,7 +1412,16 @@ class Tensor:
         _trace._local.differentiations += 1  # _trace.note_differentiation, written out
         retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None
-        if gradient is not None:
+        if gradient is None:
+            shape = self._h.shape
+            # PyTorch's RuntimeError, its words alone on the first line (a tensor that requires no grad
+            # gets 'element 0 of tensors does not require grad' instead, as PyTorch checks that later)
+            if shape and self._h.requires_grad and math.prod(shape) != 1:
+                raise _C.InvalidArgumentError(
+                    f"grad can be implicitly created only for scalar outputs\n  backward(): this tensor has shape "
+                    f"{list(shape)} ({math.prod(shape)} elements), and gradients start from one number\n  fix: "
+                    "reduce it first, e.g. loss.mean().backward(), or pass the gradient: y.backward(gradient)")
+        else:
             g = _coerce(gradient, self)
             if g._h.shape != self._h.shape:
                 raise gradients.shape_mismatch(0, g, self)

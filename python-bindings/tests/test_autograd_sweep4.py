@@ -203,3 +203,14 @@ def test_torch_func_error_texts_match():
         return out
     t, g = _both(run)
     assert [(k, s.replace("vmap: ", "")) for k, s in g] == t
+
+
+def test_backward_of_a_non_scalar_without_gradient():
+    x = gg.ones(2, 2, requires_grad=True)
+    with pytest.raises(RuntimeError) as info:
+        x.sum(0).backward()
+    assert str(info.value).splitlines()[0] == "grad can be implicitly created only for scalar outputs"
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad"):
+        gg.ones(3).backward()  # no gradient to take: PyTorch says so first
+    (x.sum(0, keepdim=True).sum(1, keepdim=True)).backward()  # one element of any shape is a scalar
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((2, 2)))
