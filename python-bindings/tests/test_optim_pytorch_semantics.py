@@ -3,6 +3,8 @@ defaultdict(dict) (state[p] of a parameter without state reads {}, and state_dic
 that empty entry, as PyTorch's), LBFGS.step() without a closure is a TypeError, a group without
 'params' a KeyError and a set of parameters a TypeError. Torch-free expectations, and the same
 checks against torch.optim where installed."""
+import warnings
+
 import pytest
 
 import glassgrad as gg
@@ -82,3 +84,51 @@ def test_group_refusals_match_torch(group):
             lib.optim.SGD(_params(lib), lr=0.1).add_param_group(g)
         kinds.append(KeyError if issubclass(caught.type, KeyError) else TypeError)
     assert kinds[0] is kinds[1]
+
+
+def _plain_sgd_class(lib):
+    class PlainSGD(lib.optim.Optimizer):   # a script's own optimizer: its step() never calls super().step()
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, dict(lr=lr))
+
+        @lib.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        state = self.state[p]
+                        state["step"] = state.get("step", 0) + 1
+                        p.add_(p.grad, alpha=-group["lr"])
+    return PlainSGD
+
+
+def _schedule_warnings(lib, scheduler_first):
+    ps = _params(lib)
+    opt = _plain_sgd_class(lib)(ps)
+    sched = lib.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            (ps[0] ** 2).sum().backward()
+            if scheduler_first:
+                sched.step()
+                opt.step()
+            else:
+                opt.step()
+                sched.step()
+    return ["before `optimizer.step()`" in str(w.message) for w in caught], ps[0].tolist()
+
+
+def test_a_subclass_step_counts_for_the_scheduler_step_order_warning():
+    flags, values = _schedule_warnings(gg, scheduler_first=False)
+    assert flags == []
+    # p = 1, grad 2: p = 1 - 0.1 * 2 = 0.8; lr halves to 0.05 and the gradient (not zeroed)
+    # accumulates to 2 + 1.6: p = 0.8 - 0.05 * 3.6 = 0.62
+    assert values == pytest.approx([0.62] * 3)
+    assert _schedule_warnings(gg, scheduler_first=True)[0] == [True]
+
+
+@pytest.mark.parametrize("scheduler_first", [False, True])
+def test_the_step_order_warning_with_a_subclass_matches_torch(scheduler_first):
+    torch = pytest.importorskip("torch")
+    assert _schedule_warnings(torch, scheduler_first)[0] == _schedule_warnings(gg, scheduler_first)[0]

@@ -99,6 +99,10 @@ def _outermost(name: str, method: Callable, around: Callable) -> Callable:
 
 def _around_step(self, step, *args, **kwargs):
     d = self.__dict__
+    if not d.get("_step_calls"):
+        # a step ran (a subclass's own step() too, which need not call Optimizer.step): the
+        # lr_scheduler's step-order warning reads this, as PyTorch's reads its wrapped step's flag
+        d["_step_calls"] = 1
     pre, post = d.get(_STEP_PRE), d.get(_STEP_POST)
     if pre is not None and post is not None and not (pre or post or GLOBAL_STEP_PRE or GLOBAL_STEP_POST):
         return step(self, *args, **kwargs)  # no hook registered (the tables exist after the first step)
