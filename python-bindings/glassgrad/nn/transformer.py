@@ -20,6 +20,7 @@ import numpy as np
 from .. import _C, _args, _dtypes, _trace
 from .. import functional as F
 from .._tensor import RefusedValueError, Tensor, tensor
+from ._nested_path import nested_padding
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .init import xavier_uniform_
@@ -207,7 +208,7 @@ class TransformerEncoder(Module):
         self.layers = _clones(encoder_layer, num_layers, "TransformerEncoder")
         self.num_layers = len(self.layers)
         self.norm = norm
-        self.enable_nested_tensor = enable_nested_tensor  # accepted for ported code; glassgrad has no nested tensors
+        self.enable_nested_tensor = enable_nested_tensor  # glassgrad has no nested tensors: _nested_path.py
         self.use_nested_tensor = enable_nested_tensor and not _why_not_nested(encoder_layer, enable_nested_tensor)
         self.mask_check = mask_check
 
@@ -215,9 +216,12 @@ class TransformerEncoder(Module):
                 is_causal: Optional[bool] = None) -> Tensor:
         batch_first = bool(self.layers) and self.layers[0].self_attn.batch_first
         causal = _detect_is_causal(mask, is_causal, _seq_len(src, batch_first))
+        padded = nested_padding(self, src, mask, src_key_padding_mask)
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, is_causal=causal, src_key_padding_mask=src_key_padding_mask)
+        if padded is not None:  # PyTorch's nested-tensor path returns the padded positions as zeros
+            out = out.masked_fill(padded.unsqueeze(-1), 0.0)  # type: ignore[attr-defined]  # attached at import
         return self.norm(out) if self.norm is not None else out
 
 
