@@ -59,12 +59,25 @@ def test_clip_grad_norm_skips_parameters_without_gradients_and_accepts_a_module(
     assert norm.item() > 1e-3
 
 
-def test_clip_grad_norm_refuses_a_negative_max_norm_or_norm_type(rng):
+def test_clip_grad_norm_refuses_a_negative_max_norm_or_a_nan_norm_type(rng):
     a, b, _, _ = _params(rng, 1.0)
     with pytest.raises(glassgrad.InvalidArgumentError, match=r"max_norm must be >= 0, got -1\.0"):
         glassgrad.clip_grad_norm_([a, b], -1)
-    with pytest.raises(glassgrad.InvalidArgumentError, match=r"norm_type must be >= 0 or inf"):
-        glassgrad.clip_grad_norm_([a, b], 1.0, norm_type=-2)
+    with pytest.raises(glassgrad.InvalidArgumentError, match=r"norm_type must be a number, got nan"):
+        glassgrad.clip_grad_norm_([a, b], 1.0, norm_type=float("nan"))
+
+
+def test_negative_and_minus_infinite_norm_types_as_pytorch():
+    # PyTorch's vector_norm: -inf is the smallest |element|, a negative p is (sum |g|^p)^(1/p)
+    ps = [glassgrad.nn.Parameter(np.ones(2, np.float32)) for _ in range(2)]
+    ps[0].grad, ps[1].grad = glassgrad.tensor([3.0, -4.0]), glassgrad.tensor([0.5, 2.0])
+    assert glassgrad.clip_grad_norm_(ps, 1.0, norm_type=-float("inf")).item() == pytest.approx(0.5)
+    assert ps[0].grad.tolist() == [3.0, -4.0]  # 0.5 <= max_norm: nothing clipped
+    want = (1 / 3 + 1 / 4 + 1 / 0.5 + 1 / 2) ** -1
+    assert glassgrad.clip_grad_norm_(ps, 1.0, norm_type=-1).item() == pytest.approx(want, rel=1e-6)
+    assert glassgrad.nn.utils.get_total_norm([glassgrad.tensor([0.0, 1.0])], norm_type=-1.0).item() == 0.0
+    glassgrad.clip_grad_norm_(ps, 0.1, norm_type=-float("inf"))
+    np.testing.assert_allclose(ps[1].grad.numpy(), [0.1, 0.4], rtol=1e-5)
 
 
 def test_clip_grad_norm_without_gradients_is_a_zero_norm_as_in_pytorch():
@@ -112,3 +125,18 @@ def test_clip_grad_norm_with_an_infinite_max_norm_measures_only():
     p.grad = glassgrad.tensor([np.nan, 1.0])
     with pytest.raises(RuntimeError, match="non-finite"):
         glassgrad.clip_grad_norm_([p], 1.0, error_if_nonfinite=True)
+
+
+@pytest.mark.parametrize("norm_type", [-float("inf"), -1.0, -0.5])
+def test_negative_norm_types_against_torch(norm_type):
+    torch = pytest.importorskip("torch")
+    grads = [np.array([3.0, -4.0], np.float32), np.array([0.5, 2.0, 1.5], np.float32)]
+    ours = [glassgrad.nn.Parameter(np.ones(len(g), np.float32)) for g in grads]
+    theirs = [torch.nn.Parameter(torch.ones(len(g))) for g in grads]
+    for p, q, g in zip(ours, theirs, grads):
+        p.grad, q.grad = glassgrad.tensor(g), torch.tensor(g)
+    got = glassgrad.clip_grad_norm_(ours, 0.2, norm_type=norm_type).item()
+    want = torch.nn.utils.clip_grad_norm_(theirs, 0.2, norm_type=norm_type).item()
+    assert got == pytest.approx(want, rel=1e-6)
+    for p, q in zip(ours, theirs):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5)

@@ -32,7 +32,13 @@ def _at_least_zero(value, name: str, where: str, fix: str) -> float:
 
 
 def _norm_type(norm_type, where: str) -> float:
-    return _at_least_zero(norm_type, "norm_type", where, "..., norm_type=2.0) (the 2-norm")
+    """Any p but NaN, as PyTorch's vector_norm: inf the largest |element|, -inf the smallest, a
+    negative p (sum |g|^p)^(1/p)."""
+    value = float(norm_type)
+    if math.isnan(value):
+        raise _C.InvalidArgumentError(f"{where}: norm_type must be a number, got {value}\n  fix: {where}(..., "
+                                      f"norm_type=2.0) (the 2-norm)")
+    return value
 
 
 def _max_norm(max_norm, where: str) -> float:
@@ -50,8 +56,9 @@ def _one_device(named, where: str) -> None:
 
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None) -> Tensor:
     """The norm_type-norm of all the tensors together (of the gradients themselves: pass
-    [p.grad for p in params]), a 0-d tensor, as torch.nn.utils.get_total_norm: any p >= 0 or inf;
-    0 for no tensors; error_if_nonfinite raises on a NaN or infinite norm (which reads it now).
+    [p.grad for p in params]), a 0-d tensor, as torch.nn.utils.get_total_norm: any p but NaN
+    (inf, -inf and negative ones too); 0 for no tensors; error_if_nonfinite raises on a NaN or
+    infinite norm (which reads it now).
     foreach is accepted and changes nothing."""
     del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
     norm_type = _norm_type(norm_type, "get_total_norm")
@@ -96,9 +103,9 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
                     foreach=None, eps: float = 1e-6) -> Tensor:
     """Scales every gradient by min(1, max_norm / (total_norm + eps)), in place of .grad, and
     returns the total norm of the gradients before clipping (a 0-d tensor; reading it with
-    .item() computes the pending step), as torch.nn.utils.clip_grad_norm_: norm_type is any
-    p >= 0 or inf (the largest |element|); max_norm=inf only measures the norm; with no gradient
-    at all the norm is 0; error_if_nonfinite raises on a NaN or infinite norm (which reads it
+    .item() computes the pending step), as torch.nn.utils.clip_grad_norm_: norm_type is any p
+    but NaN (inf: the largest |element|, -inf the smallest); max_norm=inf only measures the norm;
+    with no gradient at all the norm is 0; error_if_nonfinite raises on a NaN or infinite norm (which reads it
     now). foreach is accepted and changes nothing. It is get_total_norm of the gradients, then
     clip_grads_with_norm_, as PyTorch's.
 
@@ -118,14 +125,19 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
 
 def _total_norm(grads, norm_type: float, dtype) -> Tensor:
     """The norm_type-norm of all gradients together, in dtype, as graph nodes of the step:
-    sqrt(sum g^2) for 2, max |g| for inf, (sum |g|^p)^(1/p) otherwise (0: the count of nonzeros)."""
+    sqrt(sum g^2) for 2, max |g| for inf, min |g| for -inf, (sum |g|^p)^(1/p) otherwise (0: the count
+    of nonzeros; a negative p: 0 when any element is 0, as PyTorch's)."""
     def widened(t: Tensor) -> Tensor:
         return t if t.dtype == dtype else _node("Cast", [t], {"dtype": dtype})
 
     def summed(t: Tensor) -> Tensor:
         return widened(_node("Sum", [t], {"dims": [], "keepdim": False}))
 
-    if math.isinf(norm_type):
+    if norm_type == -math.inf:  # the smallest |element|: -max(-|g|)
+        parts = [widened(_node("Neg", [_node("Max", [_node("Neg", [_node("Abs", [g])])],
+                                             {"dims": [], "keepdim": False})])) for g in grads]
+        combine = "Minimum"
+    elif math.isinf(norm_type):
         parts = [widened(_node("Max", [_node("Abs", [g])], {"dims": [], "keepdim": False})) for g in grads]
         combine = "Maximum"
     elif norm_type == 0.0:
