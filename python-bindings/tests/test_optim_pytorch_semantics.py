@@ -132,3 +132,28 @@ def test_a_subclass_step_counts_for_the_scheduler_step_order_warning():
 def test_the_step_order_warning_with_a_subclass_matches_torch(scheduler_first):
     torch = pytest.importorskip("torch")
     assert _schedule_warnings(torch, scheduler_first)[0] == _schedule_warnings(gg, scheduler_first)[0]
+
+
+def _get_lr_warnings(lib):
+    class Warmup(lib.optim.lr_scheduler.LRScheduler):   # a script's own schedule
+        def get_lr(self):
+            return [base * min(1.0, (self.last_epoch + 1) / 4) for base in self.base_lrs]
+    opt = lib.optim.SGD(_params(lib), lr=0.1)
+    seen = []
+    for sched in (Warmup(opt), lib.optim.lr_scheduler.StepLR(opt, 2)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rates = sched.get_lr()
+        seen.append(([round(r, 12) for r in rates], ["get_last_lr()" in str(w.message) for w in caught]))
+    return seen
+
+
+def test_get_lr_of_a_scripts_scheduler_does_not_warn_pytorchs_own_do():
+    (custom_rates, custom_warned), (_, builtin_warned) = _get_lr_warnings(gg)
+    assert custom_rates == [0.025] and custom_warned == []   # one group, epoch 0: 0.1 * 1 / 4
+    assert builtin_warned == [True]
+
+
+def test_get_lr_warnings_match_torch():
+    torch = pytest.importorskip("torch")
+    assert _get_lr_warnings(torch) == _get_lr_warnings(gg)

@@ -155,7 +155,9 @@ class LRScheduler:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         get_lr = cls.__dict__.get("get_lr")
-        if get_lr is not None and not getattr(get_lr, "_warns", False):
+        # PyTorch's own schedulers warn from get_lr(); a script's subclass's get_lr() does not
+        ours = cls.__module__.split(".")[0] == __name__.split(".")[0]
+        if ours and get_lr is not None and not getattr(get_lr, "_warns", False):
             cls.get_lr = _warn_outside_step(get_lr)  # type: ignore[method-assign]
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1):
