@@ -165,7 +165,8 @@ histogram_result = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignor
 def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
     """The bin edges torch.histogram counts with: the given 1-d tensor of increasing edges, or
     `bins` equal bins from linspace over `range` (default: the data's smallest and largest
-    element; an empty span widened by 0.5 each way, as NumPy and PyTorch widen it)."""
+    element, [0, 1] without elements; an empty span widened by 0.5 each way, as NumPy and PyTorch
+    widen it)."""
     if isinstance(bins, Tensor):
         if bins.ndim != 1 or bins.numel() < 1:
             raise _C.ShapeError(f"torch.histogram(): bins must be a 1-d tensor of edges, got shape {list(bins.shape)}\n"
@@ -184,8 +185,8 @@ def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
         lo, hi = (float(v) for v in range)
     elif a.size:
         lo, hi = float(a.min()), float(a.max())
-    else:
-        lo, hi = 0.0, 0.0
+    else:  # no elements and no range: PyTorch's bins span [0, 1]
+        lo, hi = 0.0, 1.0
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise _C.InvalidArgumentError(f"torch.histogram(): range [{lo}, {hi}] is not finite\n"
                                       "  fix: pass range=(lo, hi), or drop infinite elements first")

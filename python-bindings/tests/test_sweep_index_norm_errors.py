@@ -154,3 +154,13 @@ def test_searchsorted_bool_as_torch(seq, vals):
         except NotImplementedError:
             return "NotImplementedError"
     assert outcome(gg) == outcome(torch)
+
+
+def test_histogram_of_no_elements_spans_zero_to_one():
+    hist, edges = gg.histogram(gg.tensor([]), 2)
+    assert hist.tolist() == [0.0, 0.0] and edges.tolist() == [0.0, 0.5, 1.0]
+    hist, edges = gg.histogram(gg.tensor([]).double(), 4)
+    assert edges.dtype == gg.float64 and edges.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    # an explicit empty range and a single value are still widened by 0.5 each way
+    assert gg.histogram(gg.tensor([]), 2, range=(0.0, 0.0))[1].tolist() == [-0.5, 0.0, 0.5]
+    assert gg.histogram(gg.tensor([2.0, 2.0]), 2)[1].tolist() == [1.5, 2.0, 2.5]
