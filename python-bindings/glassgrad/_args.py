@@ -158,7 +158,7 @@ def real(value, name: str, where: str, minimum: Optional[float] = None, maximum:
         except (TypeError, ValueError):
             bounds = _bounds(minimum, maximum, above, below)
             fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
-    if not as_float and not math.isfinite(v):
+    if not math.isfinite(v) and (not as_float or (math.isnan(v) and (minimum is not None or maximum is not None))):
         bounds = _bounds(minimum, maximum, above, below)
         fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
     if (minimum is not None and (v <= minimum if above else v < minimum)) or \
@@ -177,10 +177,11 @@ def _bounds(minimum: Optional[float], maximum: Optional[float], above: bool, bel
 
 
 def shown(value, checked):
-    """A checked number as the caller wrote it: an int stays an int (PyTorch's layers keep their
-    arguments as given, so print(model) shows `Dropout(p=0, ...)`, `eps=1`), anything else is the
-    checked float."""
-    return value if type(value) is int else checked
+    """A checked number as the caller wrote it: an int or a bool stays as it is (PyTorch's layers
+    keep their arguments as given, so print(model) shows `Dropout(p=0, ...)`, `eps=1`, and
+    `LeakyReLU(negative_slope=True)` for the common slip nn.LeakyReLU(True), a slope of 1), anything
+    else is the checked float."""
+    return value if type(value) is int or type(value) is bool else checked
 
 
 def flag(value, name: str, where: str) -> bool:

@@ -39,7 +39,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha (exp(x / alpha) - 1)) = alpha elu(x / alpha)."""
-    a = _args.real(alpha, "alpha", "celu")
+    a = _args.real(alpha, "alpha", "celu", as_float=True)
     if a == 0:
         raise _C.InvalidArgumentError("celu: alpha must not be 0 (celu divides by it)\n  fix: celu(x, alpha=1.0)")
     return _inplace.activation(input, inplace, "celu_", lambda: named_node(elu(input * (1.0 / a), 1.0) * a,
@@ -128,7 +128,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 def _lambd(lambd, where_: str) -> float:
-    value = _args.real(lambd, "lambd", where_)
+    value = _args.real(lambd, "lambd", where_, as_float=True)
     if value < 0:
         raise _C.InvalidArgumentError(f"{where_}: lambda must be greater or equal to 0, but found to be {value}\n"
                                       f"  fix: {where_}(x, lambd=0.5)")
@@ -151,7 +151,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x (PyTorch's test, so NaN stays NaN)."""
-    lam = _args.real(lambd, "lambd", "hardshrink")
+    lam = _args.real(lambd, "lambd", "hardshrink", as_float=True)
     y = where(_dead_zone(input, lam), 0.0, input)
     return named_node(y, "HardshrinkBackward0", input) if input.requires_grad else y
 

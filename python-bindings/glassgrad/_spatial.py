@@ -163,7 +163,7 @@ def _masked(input: Tensor, p: float, mask_shape: Tuple[int, ...]) -> Tensor:
 
 
 def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:
-    p = _args.real(p, "p", where, minimum=0.0, maximum=1.0, fix="dropout(x, 0.1) drops 10% of the elements")
+    p = _args.real(p, "p", where, minimum=0.0, maximum=1.0, as_float=True, fix="dropout(x, 0.1) drops 10% of the elements")
     _args.flag(inplace, "inplace", where)
     return p, _args.flag(training, "training", where)
 

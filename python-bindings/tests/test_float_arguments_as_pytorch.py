@@ -53,3 +53,24 @@ def test_strings_are_still_refused():
         F.pad(gg.zeros(2), (1, 0), value="a")
     with pytest.raises(TypeError, match="threshold: value must be a number"):
         F.threshold(gg.tensor(X), 0.0, "x")
+
+
+def test_layers_given_a_bool_where_they_take_a_float():
+    # nn.LeakyReLU(True), written for inplace=True as nn.ReLU(True) takes it, is a slope of 1 in
+    # PyTorch (the identity), and prints the argument as given; nn.ELU(True) is alpha 1
+    layer = nn.LeakyReLU(True)
+    assert repr(layer) == "LeakyReLU(negative_slope=True)" and not layer.inplace
+    np.testing.assert_array_equal(layer(gg.tensor(X)).numpy(), X)
+    assert repr(nn.ELU(True)) == "ELU(alpha=True)"
+    np.testing.assert_allclose(nn.ELU(True)(gg.tensor(X)).numpy(), np.where(X > 0, X, np.expm1(X)), rtol=1e-6)
+    drop = nn.Dropout(False)
+    assert repr(drop) == "Dropout(p=False, inplace=False)"
+    np.testing.assert_array_equal(drop.train()(gg.tensor(X)).numpy(), X)
+    with pytest.raises(Exception, match="p must be finite and in"):
+        F.dropout(gg.tensor(X), p=float("nan"))
+
+
+def test_infinite_shrink_and_margin():
+    np.testing.assert_array_equal(nn.Hardshrink(INF)(gg.tensor(X)).numpy(), np.zeros(6))
+    loss = nn.MarginRankingLoss(margin=-INF)(gg.tensor(X), gg.zeros(6), gg.tensor(np.sign(X)))
+    assert loss.item() == 0.0

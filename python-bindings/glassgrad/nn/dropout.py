@@ -71,7 +71,7 @@ class _DropoutNd(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
         where = _args.call(type(self).__name__, p)
-        self.p = _args.shown(p, _args.real(p, "p", where, minimum=0.0, maximum=1.0,
+        self.p = _args.shown(p, _args.real(p, "p", where, minimum=0.0, maximum=1.0, as_float=True,
                                            fix=f"{type(self).__name__}(0.1) drops 10% of the channels"))
         self.inplace = _args.flag(inplace, "inplace", where)
 

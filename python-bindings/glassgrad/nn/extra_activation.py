@@ -51,7 +51,7 @@ class CELU(Module):
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
-        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", "CELU")), _args.flag(inplace, "inplace", "CELU")
+        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", "CELU", as_float=True)), _args.flag(inplace, "inplace", "CELU")
 
     def forward(self, input):
         return A.celu(input, self.alpha, self.inplace)
@@ -158,7 +158,7 @@ class Softshrink(Module):
 
     def __init__(self, lambd: float = 0.5):
         super().__init__()
-        self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Softshrink"))
+        self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Softshrink", as_float=True))
 
     def forward(self, input):
         return A.softshrink(input, self.lambd)
@@ -172,7 +172,7 @@ class Hardshrink(Module):
 
     def __init__(self, lambd: float = 0.5):
         super().__init__()
-        self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Hardshrink"))
+        self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Hardshrink", as_float=True))
 
     def forward(self, input):
         return A.hardshrink(input, self.lambd)

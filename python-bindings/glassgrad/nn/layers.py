@@ -248,7 +248,7 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
-        self.p = _args.shown(p, _args.real(p, "p", _args.call("Dropout", p), minimum=0.0, maximum=1.0,
+        self.p = _args.shown(p, _args.real(p, "p", _args.call("Dropout", p), minimum=0.0, maximum=1.0, as_float=True,
                                            fix="Dropout(0.1) drops 10% of the activations"))
         self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
 
@@ -280,7 +280,7 @@ class LeakyReLU(Module):
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
         super().__init__()
         where = _args.call("LeakyReLU", negative_slope)
-        self.negative_slope = _args.shown(negative_slope, _args.real(negative_slope, "negative_slope", where))
+        self.negative_slope = _args.shown(negative_slope, _args.real(negative_slope, "negative_slope", where, as_float=True))
         self.inplace = _args.flag(inplace, "inplace", where)  # as ReLU's
 
     def forward(self, input):
@@ -325,7 +325,7 @@ class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
         where = _args.call("ELU", alpha)
-        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", where)), _args.flag(inplace, "inplace", where)
+        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", where, as_float=True)), _args.flag(inplace, "inplace", where)
 
     def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)

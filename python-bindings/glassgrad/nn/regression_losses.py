@@ -28,7 +28,7 @@ class HuberLoss(_Loss):
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0):
         super().__init__(reduction=reduction)
-        self.delta = _args.real(delta, "delta", "HuberLoss")
+        self.delta = _args.real(delta, "delta", "HuberLoss", as_float=True)
 
     def forward(self, input: Tensor, target) -> Tensor:
         return R.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
@@ -85,7 +85,7 @@ class MarginRankingLoss(_Loss):
 
     def __init__(self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
-        self.margin = _args.real(margin, "margin", "MarginRankingLoss")
+        self.margin = _args.real(margin, "margin", "MarginRankingLoss", as_float=True)
 
     def forward(self, input1: Tensor, input2: Tensor, target) -> Tensor:
         return M.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
