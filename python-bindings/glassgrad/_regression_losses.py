@@ -46,7 +46,7 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
     mean of the weighted losses)."""
     where_ = "huber_loss"
     reduction = _reduction(None, None, reduction, where_)
-    delta = _args.real(delta, "delta", where_)
+    delta = _args.real(delta, "delta", where_, as_float=True)
     if delta <= 0:
         raise _C.InvalidArgumentError(f"{where_}: delta must be > 0, got {delta} (huber_loss does not support "
                                       f"non-positive values for delta)\n  fix: huber_loss(x, y, delta=1.0)")
@@ -55,7 +55,9 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
     _saves_for_backward(where_, input, t)
     d = input - t
     a = d.abs()
-    loss = where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    # delta=inf (PyTorch takes it) is the squared error: the other branch's inf * 0 would give a
+    # NaN gradient through where
+    loss = d * d * 0.5 if math.isinf(delta) else where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
     if weight is not None:
         w = _tensor_like(weight, input)
         if tuple(w.shape) != tuple(input.shape):

@@ -74,3 +74,13 @@ def test_infinite_shrink_and_margin():
     np.testing.assert_array_equal(nn.Hardshrink(INF)(gg.tensor(X)).numpy(), np.zeros(6))
     loss = nn.MarginRankingLoss(margin=-INF)(gg.tensor(X), gg.zeros(6), gg.tensor(np.sign(X)))
     assert loss.item() == 0.0
+
+
+def test_huber_loss_with_infinite_delta_is_the_halved_squared_error_and_its_gradient():
+    # PyTorch 2.14: huber_loss([0.5, -3], 0, delta=inf) = 2.3125, gradient [0.25, -1.5]
+    for loss_of in (lambda x: F.huber_loss(x, gg.zeros(2), delta=INF), lambda x: nn.HuberLoss(delta=INF)(x, gg.zeros(2))):
+        x = gg.tensor([0.5, -3.0], requires_grad=True)
+        loss = loss_of(x)
+        loss.backward()
+        assert loss.item() == pytest.approx(2.3125)
+        np.testing.assert_allclose(x.grad.numpy(), [0.25, -1.5])
