@@ -3,8 +3,12 @@
 //   warm up     two step-by-step runs; the second tells which inputs kept their address
 //   capture     bind every buffer the graph touches (staging buffers for the moving inputs,
 //               graph-owned outputs, the error word) and record one step-by-step run
-//   replay      copy the moving inputs into staging, one launch, copy the outputs out; with
-//               early host reads (executor_reads.cpp), two launches with their copies between
+//   replay      copy the moving inputs into staging, one launch, lend the outputs; with early
+//               host reads (executor_reads.cpp), two launches with their copies between
+//   lend        an output that is a whole graph-owned buffer is returned as a lent storage viewing
+//               it (storage.h, docs/cuda.md "Lent graph outputs"); the next run of the plan first
+//               claims those still alive (a buffer of their own and a device copy), so outputs
+//               that died (gradients after zero_grad) cost no allocation and no copy
 //   re-split    early host reads asked for after another step than the graph's split: captured
 //               again in two parts at that step (no warm-up)
 //   recapture   when the arena or an input updated in place moved: drop the graph and warm up
@@ -16,6 +20,7 @@
 #include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/executor.h"
+#include "glassgrad/runtime/settings.h"
 #include "executor_graph.h"
 #include "executor_reads.h"
 
@@ -98,15 +103,24 @@ std::vector<Tensor> Executor::replay_graph(const std::vector<Tensor>& inputs, co
   cuda::launch_graph(G.device, G.exec);
   if (reading && !after_prefix) queue_reads(*reads, G.slots, G.error_word.data_ptr());
   ++G.replays;
+  const bool lend = lent_outputs_enabled();
   std::vector<Tensor> results;
   results.reserve(p.output_slots.size());
   for (size_t i = 0; i < p.output_slots.size(); ++i) {
     const int slot = p.output_slots[i];
     const Tensor& in_graph = G.slots[static_cast<size_t>(slot)];
-    if (p.slots[static_cast<size_t>(p.root_slot(slot))].kind == SlotKind::Input) {
+    const int root = p.root_slot(slot);
+    if (p.slots[static_cast<size_t>(root)].kind == SlotKind::Input) {
       results.push_back(in_graph);  // a view of a (stable) input, e.g. an updated parameter
     } else if (wanted && !(*wanted)[i]) {
       results.push_back(Tensor());
+    } else if (lend && root == slot) {
+      // A whole output buffer (views of one are copied as before: a lent view would share the
+      // buffer with its siblings and hand out their layout).
+      auto s = Storage::lend(in_graph.storage(), slot_names_[static_cast<size_t>(slot)]);
+      G.lent.push_back(s);
+      results.push_back(Tensor::from_storage(std::move(s), in_graph.shape(), in_graph.strides(), in_graph.offset(),
+                                             in_graph.dtype()));
     } else {
       Tensor fresh = Tensor::empty(in_graph.shape(), in_graph.dtype(), dev, slot_names_[static_cast<size_t>(slot)]);
       copy_tensor(fresh, in_graph);
@@ -119,6 +133,7 @@ std::vector<Tensor> Executor::replay_graph(const std::vector<Tensor>& inputs, co
 std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted,
                                         Reads* reads) {
   GraphState& G = *graph_;
+  G.claim_lent();  // before staging or an address check: a lent output may be one of the inputs
   if (G.failed) return run_steps(inputs, reads);
   const Device dev = Device::cuda(G.device);
   const Plan& p = *plan_;

@@ -35,6 +35,16 @@ struct Executor::GraphState {
   int captures = 0;                // successful captures (1 + recaptures)
   Tensor error_word;
   std::vector<std::shared_ptr<Storage>> retained;  // temporaries the captured kernels use
+  std::vector<std::weak_ptr<Storage>> lent;        // outputs of the last replay viewing `outputs`
+
+  // Before anything can write the graph's output buffers again (the next run of the plan): every
+  // output lent by the last replay that is still alive gets memory of its own; the dead cost nothing.
+  void claim_lent() {
+    for (auto& w : lent) {
+      if (auto s = w.lock()) s->claim();
+    }
+    lent.clear();
+  }
 
   ~GraphState() {
     drop_graphs();

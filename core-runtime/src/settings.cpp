@@ -33,7 +33,7 @@ const char* env(const char* name) {
 }
 bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
 
-Switch g_fusion, g_cuda_graphs, g_early_reads, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic,
+Switch g_fusion, g_cuda_graphs, g_early_reads, g_lent_outputs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic,
     g_conv_fast_winograd;
 std::atomic<bool> g_deterministic_algorithms{false};
 
@@ -58,6 +58,11 @@ bool cuda_graphs_enabled() {
 void set_early_reads(bool on) { g_early_reads.set(on); }
 bool early_reads_enabled() {
   return g_early_reads.get([] { return !is("GLASSGRAD_EARLY_READS", "0"); });
+}
+
+void set_lent_outputs(bool on) { g_lent_outputs.set(on); }
+bool lent_outputs_enabled() {
+  return g_lent_outputs.get([] { return !is("GLASSGRAD_LENT_OUTPUTS", "0"); });
 }
 
 void set_deterministic_algorithms(bool on) { g_deterministic_algorithms = on; }

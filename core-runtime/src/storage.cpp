@@ -1,6 +1,8 @@
 #include "glassgrad/runtime/storage.h"
 
 #include "glassgrad/runtime/allocator.h"
+#include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
 
@@ -33,6 +35,28 @@ std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, const Device& 
   s->name_ = name;
   s->release_ = std::move(release);
   return s;
+}
+
+std::shared_ptr<Storage> Storage::lend(const std::shared_ptr<Storage>& owner, const std::string& name) {
+  // The lent storage keeps the owner's memory alive (not counted again: it allocates nothing), so
+  // dropping or recapturing the graph never frees memory a lent output still views.
+  std::shared_ptr<Storage> s = wrap(owner->data(), owner->nbytes(), owner->device(), [keep = owner] {}, name);
+  s->lent_ = true;
+  return s;
+}
+
+void Storage::claim() {
+  if (!lent_) return;
+  std::shared_ptr<Storage> own = allocate(nbytes_, device_, name_);
+  const Shape bytes{static_cast<int64_t>(nbytes_)};
+  const Strides dense{1};
+  copy_tensor(Tensor::from_storage(own, bytes, dense, 0, DType::UInt8),
+              Tensor::from_storage(std::shared_ptr<Storage>(std::shared_ptr<Storage>(), this), bytes, dense, 0, DType::UInt8));
+  // The storages exchange memory; `own` then dies holding the graph's, which it releases.
+  std::swap(data_, own->data_);
+  std::swap(allocator_, own->allocator_);
+  std::swap(release_, own->release_);
+  lent_ = false;
 }
 
 Storage::~Storage() {

@@ -182,6 +182,9 @@ void bind_graph(py::module_& m) {
   m.def("cuda_graphs_enabled", &cuda_graphs_enabled);
   m.def("set_early_reads", &set_early_reads, "Early host reads of small GPU outputs on or off (docs/cuda.md).");
   m.def("early_reads_enabled", &early_reads_enabled);
+  m.def("set_lent_outputs", &set_lent_outputs,
+        "CUDA graph replays lend their outputs (views of the graph's buffers) on or off (docs/cuda.md).");
+  m.def("lent_outputs_enabled", &lent_outputs_enabled);
 
   m.def("format_bytes", &format_bytes);
   m.def("set_poison_freed", &set_poison_freed);

@@ -153,8 +153,20 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("device", [](const Tensor& t) { return t.device().str(); })
       .def_property_readonly("numel", &Tensor::numel)
       .def_property_readonly("nbytes", &Tensor::nbytes)
-      .def_property_readonly("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def_property_readonly("storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage() ? t.storage()->data() : nullptr); })
+      // An address handed out is the storage's for good: a lent one is claimed first (storage.h).
+      .def_property_readonly("data_ptr", [](const Tensor& t) {
+        if (t.storage()) t.storage()->claim();
+        return reinterpret_cast<uintptr_t>(t.data_ptr());
+      })
+      .def_property_readonly("storage_ptr", [](const Tensor& t) {
+        if (t.storage()) t.storage()->claim();
+        return reinterpret_cast<uintptr_t>(t.storage() ? t.storage()->data() : nullptr);
+      })
+      .def_property_readonly("storage_lent", [](const Tensor& t) { return t.storage() && t.storage()->lent(); },
+                             "Whether the storage views a CUDA graph's buffer until claimed (docs/cuda.md).")
+      .def("_lend", [](const Tensor& t) {
+        return Tensor::from_storage(Storage::lend(t.storage(), t.storage()->name()), t.shape(), t.strides(), t.offset(), t.dtype());
+      }, "The same view over a lent storage of t's buffer, as a graph replay returns (tests of the bookkeeping).")
       .def_property_readonly("storage_nbytes", [](const Tensor& t) { return t.storage() ? t.storage()->nbytes() : 0; })
       .def_property_readonly("name", [](const Tensor& t) { return t.storage() ? t.storage()->name() : std::string(); })
       .def("is_contiguous", &Tensor::is_contiguous)

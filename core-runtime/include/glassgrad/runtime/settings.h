@@ -7,6 +7,7 @@
 //   GLASSGRAD_FUSION=0                    lazy::fusion_enabled()          on
 //   GLASSGRAD_CUDA_GRAPHS=0               cuda_graphs_enabled()           on
 //   GLASSGRAD_EARLY_READS=0               early_reads_enabled()           on
+//   GLASSGRAD_LENT_OUTPUTS=0              lent_outputs_enabled()          on
 //   GLASSGRAD_POISON_FREED=1              poison_freed()                  off
 //   GLASSGRAD_CUDA_LAUNCH_BLOCKING=1      cuda::launch_blocking()         off (any value but 0: on)
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
@@ -38,6 +39,12 @@ bool cuda_graphs_enabled();
 // device's whole stream.
 void set_early_reads(bool on);
 bool early_reads_enabled();
+
+// Lent graph outputs (docs/cuda.md "Lent graph outputs"): a CUDA graph replay returns outputs
+// that view the graph's own buffers, copied out only when still alive at the next replay. Off:
+// every output of every replay is copied into a buffer of its own.
+void set_lent_outputs(bool on);
+bool lent_outputs_enabled();
 
 // Deterministic algorithms (glassgrad.use_deterministic_algorithms): the accumulating CUDA
 // indexing kernels (scatter_add, index_add, index_put with accumulate, the gradients of gather,

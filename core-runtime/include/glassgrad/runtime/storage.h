@@ -39,6 +39,13 @@ class Storage {
   void drop_host_copy() {
     if (host_copy_) host_copy_.reset();
   }
+  // Lent storage (docs/cuda.md "Lent graph outputs"): a view of memory that a captured CUDA graph
+  // writes again at its next replay. claim() gives it memory of its own first (an allocation and a
+  // queued device copy, stream-ordered before anything queued later); views follow, as they hold
+  // the storage, not its address. Anything that hands the address out of the runtime claims first.
+  static std::shared_ptr<Storage> lend(const std::shared_ptr<Storage>& owner, const std::string& name);
+  bool lent() const { return lent_; }
+  void claim();
 
  private:
   Storage() = default;
@@ -49,6 +56,7 @@ class Storage {
   Allocator* allocator_ = nullptr;
   std::function<void()> release_;
   std::shared_ptr<const HostCopy> host_copy_;
+  bool lent_ = false;
 };
 
 // While a RetainScope is alive on a thread, every Storage allocated there is also kept in
