@@ -171,7 +171,7 @@ def einsum(equation: str, *operands) -> Tensor:
         float64, int64 = DTYPES["float64"], DTYPES["int64"]
         return einsum(equation, *[t.astype(float64) for t in operands]).astype(int64).astype(operands[0].dtype)
     subs, out = _parse(equation, [t.ndim for t in operands])
-    operands = _broadcast(operands, subs)
+    operands = tuple(_broadcast(operands, subs))
     items = []
     for k, (x, letters) in enumerate(zip(operands, subs)):
         x, letters = _distinct(x, letters)

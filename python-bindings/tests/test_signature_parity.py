@@ -126,9 +126,6 @@ ALLOWED = {
     'torch.cumulative_trapezoid': "dx defaults to None, torch's to 1",
     'utils.data.Sampler': 'extra parameter data_source must be keyword-only',
     'utils.data.random_split': "generator defaults to None, torch's to <torch._C.Generator object>",
-    # Module.state_dict's parameters belong to the serialization work (it takes destination/prefix/
-    # keep_vars by keyword and position as glassgrad's own): left to it, listed here.
-    'nn.Module.state_dict': "parameter 0 is destination, torch's is args",
     # glassgrad gives a default where torch requires the argument (a call torch takes works).
     'nn.Module.to_empty': "device defaults to None, torch's is required",
     'optim.LBFGS.step': "closure defaults to None, torch's is required",

@@ -61,7 +61,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
         s = A.abs().sum(inner, keepdim=True)
         # a positive order of an empty matrix is 0, as PyTorch's (a negative one is refused by amin)
-        if ord > 0:
+        if ord in (1, math.inf):
             y = s.sum(outer, keepdim=True) if s.shape[outer] == 0 else s.amax(outer, keepdim=True)
         else:
             y = s.amin(outer, keepdim=True)
