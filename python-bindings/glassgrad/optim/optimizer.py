@@ -32,6 +32,7 @@ from .. import _trace
 from .._trace import record_updates
 from . import _hooks
 from ._hooks import OptimizerHooks, wrap_hooked_methods
+from ._stand_ins import StandIns, restore, strided_params, swap_in
 
 _static_version = 0
 _HANDLE = operator.attrgetter("_h")  # a tensor's runtime handle
@@ -424,10 +425,14 @@ class Optimizer(OptimizerHooks):
         # `b.data.fill_(0)` at initialization, as PyTorch scripts do) is a pending result; the
         # update ops write stored tensors only, so it is computed first (once: it is stored after).
         # (which are not computed: one call for the list, positions in `work`, usually none)
-        unrealized = _C.lazy_unrealized(list(compress(handles, have)))
+        work_handles = list(compress(handles, have))
+        unrealized = _C.lazy_unrealized(work_handles)
         pending = [work[i][1] for i in unrealized if not _written_by_update(work[i][1])] if unrealized else []
         if pending:
             _C.lazy_realize([p._h for p in pending])
+        # Parameters not dense in row-major order are updated through dense stand-ins (_stand_ins.py).
+        strided = strided_params(work, work_handles)
+        stand_ins: StandIns = []
         # All or nothing: every parameter and state tensor the updates re-point is remembered,
         # and if recording or running the step fails (a hook raising, anomaly mode stopping, a
         # KeyboardInterrupt), they all point back at their values before the step (the executor
@@ -441,6 +446,8 @@ class Optimizer(OptimizerHooks):
             self._keep_state()
         swaps = self._swaps = ([], _C.UpdateJournal())
         try:
+            if strided:
+                swap_in(strided, stand_ins)
             # scope("optimizer", role="optimizer") written out (its object and three frames a step)
             scopes, roles, layers = _trace._local.stacks
             scopes.append("optimizer")
@@ -464,6 +471,7 @@ class Optimizer(OptimizerHooks):
             # the step ran to its end and only the interrupt came after). The journal holds the
             # old value of each tensor that moved: tensors[i] is the one of its entry i.
             moved = _C.lazy_revert_logged([t._h for t in tensors[:len(journal)]], journal)
+            restore(stand_ins, write=False)  # after the revert: the journal's entries are the stand-ins'
             state_before, self._state_before = self._state_before, None
             if state_before is not None and (moved or not len(journal)):
                 for p in list(self.state):
@@ -475,6 +483,8 @@ class Optimizer(OptimizerHooks):
             raise
         self._swaps = None
         self._state_before = None
+        if stand_ins:
+            restore(stand_ins, write=True)
         return loss
 
     def _keep_state(self) -> None:

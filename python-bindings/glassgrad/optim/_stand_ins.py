@@ -1,0 +1,70 @@
+"""Optimizer.step for parameters that are not dense in row-major order (a transposed view made a
+leaf, `torch.ones(4, 3).t().requires_grad_()`).
+
+The update ops (SGDUpdate, AdamUpdate, ...) write their target's buffer in place, and a plan runs
+such a write over a dense buffer: a strided target is copied into one first, and moving the
+parameter's handle to the update's result re-points a view away from its storage. So during the
+step such a parameter's handle is a dense stand-in holding its values and its gradient (every
+optimizer reads and moves p._h, so each one updates the stand-in as any parameter); after the
+updates ran, the result is written into the parameter through its own view, as `p.copy_(new)`
+under no_grad. The parameter keeps its storage, strides and views, and its values and version
+move as PyTorch's in-place step moves them. Dense parameters (nearly all) take none of this: a
+step with no view among its parameters pays one pass over their handles."""
+from __future__ import annotations
+
+import operator
+from typing import List, Sequence, Tuple
+
+from .. import _C
+from .._tensor import Tensor, _wrap
+
+_IS_VIEW = operator.attrgetter("is_view")
+
+# (parameter, its own handle, restored after the step)
+StandIns = List[Tuple[Tensor, "_C.Handle"]]
+
+
+def strided_params(work: Sequence[Tuple[dict, Tensor]], handles: Sequence) -> List[Tensor]:
+    """The parameters of `work` ((group, parameter) pairs; handles[i] is work[i]'s parameter's),
+    each once, that are views not dense in row-major order: only a view can be (a plain handle's
+    layout is its shape's row-major one)."""
+    if True not in map(_IS_VIEW, handles):
+        return []
+    seen: set = set()
+    out: List[Tensor] = []
+    for _, p in work:
+        if p._h.is_view and not p.is_contiguous() and id(p) not in seen:
+            seen.add(id(p))
+            out.append(p)
+    return out
+
+
+def swap_in(params: Sequence[Tensor], stand_ins: StandIns) -> None:
+    """Points each parameter's handle at a dense leaf holding its values and its gradient; each
+    (parameter, own handle) is appended to stand_ins as it moves, so restore() finds every one
+    even if a later one fails."""
+    for p in params:
+        h = p._h
+        dense = _C.lazy_leaf(h.data().contiguous(), "parameter", True, h.name)
+        dense.set_grad(h.grad_value())
+        stand_ins.append((p, h))
+        p._h = dense
+
+
+def restore(stand_ins: StandIns, write: bool) -> None:
+    """Gives every parameter its own handle back, then, with write=True (the step's updates ran),
+    copies each stand-in's updated values into its parameter through its view, under no_grad."""
+    if not stand_ins:
+        return
+    from .._runtime import no_grad
+    moved: List[Tuple[Tensor, Tensor]] = []
+    for p, own in stand_ins:
+        moved.append((p, _wrap(p._h)))
+        p._h = own
+    stand_ins.clear()
+    if not write:
+        return
+    with no_grad():
+        for p, dense in moved:
+            p.copy_(dense)
+    _C.lazy_realize([p._h for p, _ in moved])
