@@ -853,8 +853,9 @@ def _not_one_element(t, first_line: str) -> str:
 
 def _warn_float_of_grad() -> None:
     """PyTorch 2's warning for float() of a tensor that requires grad ('%1.3f' % loss), given once
-    per process as PyTorch gives it (TORCH_WARN_ONCE); its text, so that filters written for
-    PyTorch's match. item() and int() do not warn, as in PyTorch."""
+    per process as PyTorch gives it (TORCH_WARN_ONCE), and only while gradients are enabled (not
+    under no_grad or inference_mode); its text, so that filters written for PyTorch's match. item()
+    and int() do not warn, as in PyTorch."""
     if _runtime.warn_once(_FLOAT_OF_GRAD_WARNED):
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                       "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
@@ -1317,7 +1318,7 @@ class Tensor:
     def __float__(self):
         if self.numel() != 1:
             raise _C.InvalidArgumentError(_not_one_element(self, _NOT_A_PYTHON_SCALAR))
-        if self.requires_grad:
+        if _C.grad_enabled() and self.requires_grad:  # as PyTorch: no warning under no_grad
             _warn_float_of_grad()
         return float(self.item())
 

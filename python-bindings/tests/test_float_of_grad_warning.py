@@ -1,4 +1,5 @@
-"""float() of a tensor that requires grad warns once per process, as PyTorch 2's does (scripts
+"""float() of a tensor that requires grad warns once per process while gradients are enabled (not
+under no_grad, set_grad_enabled(False) or inference_mode; int() never), as PyTorch 2's does (scripts
 print `'%1.3f' % loss` that way): the value is a number cut off from the graph. Each case runs in a
 fresh interpreter, since the warning is given once per process, and under PyTorch too where it is
 installed (a differential check)."""
@@ -20,9 +21,22 @@ CASES = {
     "no grad": "float(torch.ones(()) * 2)",
     "detached": "float((torch.ones((), requires_grad=True) * 2).detach())",
     "item, int, format": "t = torch.ones((), requires_grad=True) * 2; t.item(); int(t); f'{t:.3f}'",
+    # only while gradients are enabled: the warning is not spent there, so the one after warns
+    "under no_grad, then enabled": ("t = torch.ones((), requires_grad=True)\n"
+                                    "with torch.no_grad():\n    float(t); '%1.3f' % t; int(t)\n"
+                                    "import sys; sys.stderr.write('ENABLED\\n'); sys.stderr.flush()\nfloat(t)"),
+    "under no_grad": "t = torch.ones((), requires_grad=True)\nwith torch.no_grad():\n    float(t); float(t * 2)",
+    "under set_grad_enabled(False)": ("t = torch.ones((), requires_grad=True)\n"
+                                      "with torch.set_grad_enabled(False):\n    float(t)"),
+    "under inference_mode": "t = torch.ones((), requires_grad=True)\nwith torch.inference_mode():\n    float(t)",
+    "enable_grad inside no_grad": ("t = torch.ones((), requires_grad=True)\n"
+                                   "with torch.no_grad():\n    with torch.enable_grad():\n        float(t)"),
+    "int under grad": "int(torch.ones((), requires_grad=True) * 2)",
 }
 WARNS = {"a computed loss, twice": 1, "a leaf": 1, "a one-element tensor": 1, "no grad": 0, "detached": 0,
-         "item, int, format": 0}
+         "item, int, format": 0, "under no_grad, then enabled": 1, "under no_grad": 0,
+         "under set_grad_enabled(False)": 0, "under inference_mode": 0, "enable_grad inside no_grad": 1,
+         "int under grad": 0}
 
 
 def _warnings(module, code):
@@ -31,7 +45,8 @@ def _warnings(module, code):
                PYTHONPATH=os.pathsep.join(p for p in (BINDINGS, os.environ.get("PYTHONPATH", "")) if p))
     done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
-    return done.stderr.count(MESSAGE)
+    # a case that writes ENABLED counts the warnings after it only
+    return done.stderr.split("ENABLED\n")[-1].count(MESSAGE)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
