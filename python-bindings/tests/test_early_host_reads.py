@@ -72,13 +72,21 @@ def test_cpu_plans_have_no_early_reads():
 
 
 def test_the_switch_turns_early_reads_off_and_on():
-    assert _C.early_reads_enabled()  # on by default (GLASSGRAD_EARLY_READS unset)
-    _C.set_early_reads(False)
+    assert not _C.early_reads_enabled()  # off by default (GLASSGRAD_EARLY_READS unset): docs/cuda.md
+    _C.set_early_reads(True)
     try:
-        assert not _C.early_reads_enabled()
+        assert _C.early_reads_enabled()
     finally:
-        _C.set_early_reads(True)
-    assert _C.early_reads_enabled()
+        _C.set_early_reads(False)
+    assert not _C.early_reads_enabled()
+
+
+@pytest.fixture
+def early_reads():
+    """Early reads on for one test (they are off by default), off again after it."""
+    _C.set_early_reads(True)
+    yield
+    _C.set_early_reads(False)
 
 
 def _train(early, graphs=True, seed=0, steps=12, reads=None):
@@ -98,7 +106,7 @@ def _train(early, graphs=True, seed=0, steps=12, reads=None):
             opt.zero_grad()
         return losses, seen, _numpy_state(model), _C.last_executor(), _C.last_plan()
     finally:
-        _C.set_early_reads(True)
+        _C.set_early_reads(False)
         _C.set_cuda_graphs(True)
 
 
@@ -146,7 +154,7 @@ def test_state_dict_right_after_an_early_item_is_complete():
 
 
 @cuda
-def test_a_value_written_after_its_copy_is_read_anew():
+def test_a_value_written_after_its_copy_is_read_anew(early_reads):
     # The loss is read early; then a later plan writes into its buffer (an in-place update of the
     # realized loss): the next read must see the new value, not the early copy.
     model, opt = _model(6)
@@ -159,7 +167,7 @@ def test_a_value_written_after_its_copy_is_read_anew():
 
 
 @cuda
-def test_a_bad_label_in_the_read_part_raises_at_item():
+def test_a_bad_label_in_the_read_part_raises_at_item(early_reads):
     model, opt = _model(7)
     batches = _batches(7, 6)
     for xn, yn in batches:
@@ -173,7 +181,7 @@ def test_a_bad_label_in_the_read_part_raises_at_item():
 
 
 @cuda
-def test_an_error_after_the_copy_still_surfaces():
+def test_an_error_after_the_copy_still_surfaces(early_reads):
     # An out-of-range index in a step queued after the loss: item() may return the loss early,
     # but the error is reported by the next synchronization at the latest.
     model, opt = _model(8)
@@ -200,9 +208,8 @@ def test_an_error_after_the_copy_still_surfaces():
 
 
 @cuda
-def test_reads_stop_when_the_loss_is_no_longer_read():
+def test_reads_stop_when_the_loss_is_no_longer_read(early_reads):
     # train_mnist.py reads its loss every 500 steps: one unread copy, then no more copies.
-    _C.set_early_reads(True)
     model, opt = _model(9)
     batches = _batches(9, 8)
     for xn, yn in batches[:4]:

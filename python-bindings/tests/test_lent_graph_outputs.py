@@ -70,13 +70,13 @@ def test_lending_allocates_nothing_and_a_claim_allocates_its_buffer():
 
 
 def test_the_switch_turns_lending_off_and_on():
-    assert _C.lent_outputs_enabled()
-    _C.set_lent_outputs(False)
+    assert not _C.lent_outputs_enabled()  # off by default (GLASSGRAD_LENT_OUTPUTS unset): docs/cuda.md
+    _C.set_lent_outputs(True)
     try:
-        assert not _C.lent_outputs_enabled()
+        assert _C.lent_outputs_enabled()
     finally:
-        _C.set_lent_outputs(True)
-    assert _C.lent_outputs_enabled()
+        _C.set_lent_outputs(False)
+    assert not _C.lent_outputs_enabled()
 
 
 def test_cpu_plans_lend_nothing():
@@ -124,7 +124,7 @@ def _loop(lend, steps=9, zero_grad="none", keep=None, poke=None, seed=0):
         state = {k: v.detach().numpy(force=True) for k, v in model.state_dict().items()}
         return values, state, [k.detach().numpy(force=True) for k in kept], _C.last_executor()
     finally:
-        _C.set_lent_outputs(True)
+        _C.set_lent_outputs(False)
 
 
 def _assert_same(run, ref):
@@ -211,6 +211,14 @@ def test_lent_gradients_hold_no_new_memory():
 
 @cuda
 def test_compiled_replays_keep_their_outputs():
+    _C.set_lent_outputs(True)
+    try:
+        _compiled_replays_keep_their_outputs()
+    finally:
+        _C.set_lent_outputs(False)
+
+
+def _compiled_replays_keep_their_outputs():
     x = gg.tensor(np.random.default_rng(1).random((8, 16), dtype=np.float32), device="cuda")
     ref = (x.cpu().numpy() * 2.0).sum(0)
     step = gg.compile(lambda a, s: (a * s).sum(0))
