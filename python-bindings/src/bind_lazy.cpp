@@ -507,6 +507,7 @@ void bind_lazy(py::module_& m) {
   m.def("lazy_revert_logged", &lazy::revert_logged, py::arg("handles"), py::arg("journal"));
   m.def("lazy_have_grads", &lazy::have_grads, py::arg("handles"));
   m.def("lazy_unrealized", &lazy::unrealized, py::arg("handles"));
+  m.def("lazy_views", &lazy::views, py::arg("handles"));
   // The labels check of the CrossEntropy shape rule (class_labels.h) for labels that never reach
   // it: a NumPy array (dtype by NumPy's name), or a tensor feeding a loss composed in Python.
   m.def("check_class_labels",

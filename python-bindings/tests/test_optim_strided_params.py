@@ -166,3 +166,12 @@ def test_strided_parameters_match_pytorch(name):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
     assert mine.stride() == theirs.stride()
+
+
+def test_the_views_among_the_parameters_are_found_in_one_call():
+    # optimizer.step() finds the parameters that may be strided with one runtime call
+    # (_C.lazy_views: the positions of the handles that are views), not a property read each.
+    base = gg.ones(4, 3)
+    handles = [base._h, base.t()._h, gg.zeros(2)._h, base[1:]._h]
+    assert list(gg._C.lazy_views(handles)) == [1, 3]
+    assert list(gg._C.lazy_views([base._h])) == []

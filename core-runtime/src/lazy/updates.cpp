@@ -108,5 +108,12 @@ std::vector<int64_t> unrealized(const std::vector<Handle*>& handles) {
   return out;
 }
 
+std::vector<int64_t> views(const std::vector<Handle*>& handles) {
+  std::vector<int64_t> out;
+  for (size_t i = 0; i < handles.size(); ++i)
+    if (!handles[i]->chain().empty()) out.push_back(static_cast<int64_t>(i));
+  return out;
+}
+
 }  // namespace lazy
 }  // namespace glassgrad

@@ -12,13 +12,10 @@ move as PyTorch's in-place step moves them. Dense parameters (nearly all) take n
 step with no view among its parameters pays one pass over their handles."""
 from __future__ import annotations
 
-import operator
 from typing import List, Sequence, Tuple
 
 from .. import _C
 from .._tensor import Tensor, _wrap
-
-_IS_VIEW = operator.attrgetter("is_view")
 
 # (parameter, its own handle, restored after the step)
 StandIns = List[Tuple[Tensor, "_C.Handle"]]
@@ -27,13 +24,15 @@ StandIns = List[Tuple[Tensor, "_C.Handle"]]
 def strided_params(work: Sequence[Tuple[dict, Tensor]], handles: Sequence) -> List[Tensor]:
     """The parameters of `work` ((group, parameter) pairs; handles[i] is work[i]'s parameter's),
     each once, that are views not dense in row-major order: only a view can be (a plain handle's
-    layout is its shape's row-major one)."""
-    if True not in map(_IS_VIEW, handles):
+    layout is its shape's row-major one); the views are found in one runtime call."""
+    positions = _C.lazy_views(handles)
+    if not positions:
         return []
     seen: set = set()
     out: List[Tensor] = []
-    for _, p in work:
-        if p._h.is_view and not p.is_contiguous() and id(p) not in seen:
+    for i in positions:
+        p = work[i][1]
+        if not p.is_contiguous() and id(p) not in seen:
             seen.add(id(p))
             out.append(p)
     return out

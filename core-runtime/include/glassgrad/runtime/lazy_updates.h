@@ -53,5 +53,10 @@ std::vector<bool> have_grads(const std::vector<Handle*>& handles);
 // realized): an optimizer step reads its parameters' in one call, as have_grads their gradients.
 std::vector<int64_t> unrealized(const std::vector<Handle*>& handles);
 
+// The positions i (ascending) of the tensors that are views (handles[i]'s chain not empty): the
+// only parameters an optimizer step may find not dense in row-major order (optim/_stand_ins.py),
+// read in one call, as unrealized.
+std::vector<int64_t> views(const std::vector<Handle*>& handles);
+
 }  // namespace lazy
 }  // namespace glassgrad
