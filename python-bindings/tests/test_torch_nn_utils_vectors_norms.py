@@ -93,5 +93,7 @@ def test_get_total_norm_edges_follow_torch():
     with pytest.raises(RuntimeError, match="non-finite"):
         torch.nn.utils.get_total_norm([torch.tensor([1.0, math.inf])], error_if_nonfinite=True)
     assert math.isinf(gg.nn.utils.get_total_norm(bad).item())
-    with pytest.raises(ValueError, match="norm_type"):
-        gg.nn.utils.get_total_norm([gg.ones(2)], norm_type=-1)
+    # a negative norm type is vector_norm's, as PyTorch's (54c26f4): of the per-tensor norms
+    ours = gg.nn.utils.get_total_norm([gg.ones(2), gg.tensor([2.0, 4.0])], norm_type=-1).item()
+    theirs = torch.nn.utils.get_total_norm([torch.ones(2), torch.tensor([2.0, 4.0])], norm_type=-1).item()
+    assert ours == pytest.approx(theirs, rel=1e-6)
