@@ -15,6 +15,7 @@
 #include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/host_times.h"
+#include "glassgrad/runtime/settings.h"
 #include "executor_graph.h"
 #include "executor_reads.h"
 
@@ -450,7 +451,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
   std::vector<Tensor> results = graph_ && !(opts_.poison_freed || poison_freed()) && cuda_graphs_enabled() && !observed
                                     ? run_graph(inputs, wanted, &reads)
                                     : run_steps(inputs, &reads);
-  if (!wishes_.empty()) attach_reads(reads, results);
+  // The marks that learn which outputs the host reads, only while early reads are on (off, a run
+  // hands out no copies and learns nothing: docs/cuda.md, "Early host reads").
+  if (!wishes_.empty() && early_reads_enabled()) attach_reads(reads, results);
   return results;
 }
 
