@@ -26,6 +26,7 @@ import pytest
 
 from script_sources import needs, port_script, source
 from test_ported_scripts import _env
+from tiny_gpt2_weights import tiny_gpt2_weights
 
 REPO = "build-nanogpt"
 # original line -> (replacement, why)
@@ -136,18 +137,6 @@ def test_train_gpt2_trains_evaluates_samples_and_checkpoints(tmp_path):
         assert any(name.endswith("data.pkl") for name in archive.namelist())
 
 
-def _tiny_weights(seed=0):
-    """Initial weights of the tiny model in named_parameters order (the tied lm_head once, as
-    transformer.wte): LayerNorm scales near 1, the rest small."""
-    rng = np.random.default_rng(seed)
-    block = [("ln", 32), ("", (32,)), ("", (96, 32)), ("", (96,)), ("", (32, 32)), ("", (32,)), ("ln", 32),
-             ("", (32,)), ("", (128, 32)), ("", (128,)), ("", (32, 128)), ("", (32,))]
-    shapes = [("", (320, 32)), ("", (64, 32))] + block + block + [("ln", 32), ("", (32,))]
-    return {f"p{k:02d}": (1.0 + 0.1 * rng.standard_normal(shape) if kind == "ln"
-                          else 0.02 * rng.standard_normal(shape)).astype(np.float32)
-            for k, (kind, shape) in enumerate(shapes)}
-
-
 @needs(REPO)
 def test_losses_match_pytorchs_from_the_same_weights(tmp_path):
     pytest.importorskip("torch")
@@ -155,7 +144,7 @@ def test_losses_match_pytorchs_from_the_same_weights(tmp_path):
     for ported in (True, False):
         folder = str(tmp_path / ("ours" if ported else "theirs"))
         _prepare(folder, ported, dict([SAME_WEIGHTS]))
-        np.savez(os.path.join(folder, "init.npz"), **_tiny_weights())
+        np.savez(os.path.join(folder, "init.npz"), **tiny_gpt2_weights(320))
         runs[ported] = _numbers(_train(folder, _env() if ported else dict(os.environ, CUDA_VISIBLE_DEVICES="")))
     for ours, theirs in zip(runs[True], runs[False]):
         assert len(ours) == len(theirs) > 0

@@ -29,6 +29,7 @@ import pytest
 
 from script_sources import needs, port_script, source
 from test_ported_scripts import _env
+from tiny_gpt2_weights import tiny_gpt2_weights
 
 REPO = "llm.c"
 CHANGED = {
@@ -129,16 +130,6 @@ def test_train_gpt2_writes_the_bridge_files_trains_and_samples(tmp_path, flash):
     assert [line.split()[1].split(":")[0] for line in log] == ["tel", "trl", "trl", "tel", "trl", "trl", "tel"]
 
 
-def _tiny_weights(seed=0):
-    """The tiny model's parameters in named_parameters order (wte, tied to lm_head, once)."""
-    rng = np.random.default_rng(seed)
-    block = [(1, (32,)), (0, (32,)), (0, (96, 32)), (0, (96,)), (0, (32, 32)), (0, (32,)), (1, (32,)), (0, (32,)),
-             (0, (128, 32)), (0, (128,)), (0, (32, 128)), (0, (32,))]
-    shapes = [(0, (50257, 32)), (0, (64, 32))] + block + block + [(1, (32,)), (0, (32,))]
-    return {f"p{k:02d}": (1.0 + 0.1 * rng.standard_normal(shape) if scale else 0.02 * rng.standard_normal(shape))
-            .astype(np.float32) for k, (scale, shape) in enumerate(shapes)}
-
-
 @needs(REPO)
 def test_files_and_losses_match_pytorchs_from_the_same_weights(tmp_path):
     pytest.importorskip("torch")
@@ -146,7 +137,7 @@ def test_files_and_losses_match_pytorchs_from_the_same_weights(tmp_path):
     for ported in (True, False):
         folder = str(tmp_path / ("ours" if ported else "theirs"))
         _prepare(folder, ported, dict([SAME_WEIGHTS]))
-        np.savez(os.path.join(folder, "init.npz"), **_tiny_weights())
+        np.savez(os.path.join(folder, "init.npz"), **tiny_gpt2_weights(50257))
         stdout = _train(folder, _env() if ported else dict(os.environ, CUDA_VISIBLE_DEVICES=""))
         out[ported] = (folder, _numbers(stdout))
     (ours, our_numbers), (theirs, their_numbers) = out[True], out[False]
