@@ -492,13 +492,32 @@ def _sequence_as_tuple(key) -> bool:
     return False
 
 
+def _check_ellipsis_reach(t: Tensor, items: list, skipped: int, where: str) -> None:
+    """PyTorch takes any number of ellipses (NumPy only one; pytorch/pytorch#59787 keeps them for
+    now): each skips the `skipped` dims that the other items leave unnamed, so x[..., 1, ...] is
+    x[..., 1] and x[1, ..., ...] is x[1]. What an ellipsis skips past the last dim is dropped; an
+    item after it that would index beyond the last dim is an IndexError."""
+    if sum(1 for k in items if k is Ellipsis) < 2:
+        return
+    axis = reach = 0
+    for k in items:
+        if k is Ellipsis:
+            axis += skipped
+        elif not (k is None or isinstance(k, (bool, np.bool_)) or (_is_mask(k) and _ndim(k) == 0)):
+            axis += _ndim(k) if _is_mask(k) else 1
+            reach = axis
+    if reach > t.ndim:
+        raise _C.GlassgradIndexError(
+            f"{where}: with {sum(1 for k in items if k is Ellipsis)} ellipses each standing for {skipped} dims, "
+            f"the index reaches dimension {reach - 1} of a tensor of dimension {t.ndim} (shape {list(t.shape)})\n"
+            f"  fix: use a single '...' (as NumPy requires)")
+
+
 def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) -> _Plan:
     if _sequence_as_tuple(key):
         key = tuple(key)
     _check_not_zero_dim(t, key, where)
     items = list(key) if isinstance(key, tuple) else [key]
-    if sum(1 for k in items if k is Ellipsis) > 1:
-        raise _C.GlassgradIndexError(f"{where}: an index can only have a single ellipsis ('...')")
     consumed = 0
     for k in items:
         if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)) or (_is_mask(k) and _ndim(k) == 0):
@@ -507,14 +526,15 @@ def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) 
     if consumed > t.ndim:
         raise _C.GlassgradIndexError(f"too many indices for tensor of dimension {t.ndim} (shape {list(t.shape)}): "
                                      f"the index uses {consumed} dimensions\n  fix: index at most {t.ndim} dimensions")
+    _check_ellipsis_reach(t, items, t.ndim - consumed, where)
     basic, adv, flips_at = [], [], []   # adv: (axis of the view, index); flips_at: axes of the view
     bounds = []     # (index, axis of the input) to check once the result's size is known
     axis = 0        # axis of the input the next item indexes
     view_axis = 0   # the same axis in the view the basic items make
     view_shape = []
     for k in items:
-        if k is Ellipsis:
-            n = t.ndim - consumed
+        if k is Ellipsis:  # each one skips the dims no item names, up to the last (_check_ellipsis_reach)
+            n = min(t.ndim - consumed, t.ndim - axis)
             for _ in range(n):
                 basic.append(slice(None))
                 view_shape.append(t.shape[axis])
