@@ -113,10 +113,12 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     statistics, and the running ones updated in place when given. Stored statistics and a float
     momentum (every step of a training loop) are updated by the node update_running_stats
     records for them, here without its checks' calls."""
+    count = math.prod(shape[2:], start=shape[0]) if len(shape) >= 2 else 2  # values_per_channel (rank: the rule's)
+    if count < 2 and shape[1]:
+        return _without_statistics(input, shape, weight, bias)
     y, mean, var = _op_multi("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)})
     if running_mean is None or running_var is None:
         return y
-    count = math.prod(shape[2:], start=shape[0])  # values_per_channel
     if type(momentum) is float and running_mean._h.realized and running_var._h.realized:
         new_mean, new_var = _op_handles("BatchNormUpdateStats", [running_mean, running_var, mean, var],
                                         {"momentum": momentum, "count": count})
@@ -125,3 +127,17 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     else:
         update_running_stats(running_mean, running_var, mean, var, count, momentum)
     return y
+
+
+def _without_statistics(input: Tensor, shape, weight: Tensor, bias: Tensor) -> Tensor:
+    """Training on fewer than 2 values per channel, as PyTorch's F.batch_norm: none (an empty
+    batch) gives the empty output input * weight[0] + bias[0] (still in the graph: weight and bias
+    get zero gradients) and leaves the running statistics as they were; one value is a ValueError,
+    its statistics (mean x, variance 0) being meaningless."""
+    if values_per_channel(shape) == 0:
+        return input.clone() * weight[0] + bias[0]  # type: ignore[operator]
+    where = current_scope()
+    raise _C.ShapeError(f"batch_norm{f' in {where!r}' if where else ''}: Expected more than 1 value per channel "
+                        f"when training, got input size {list(shape)}\n  the batch statistics of one value are mean = x "
+                        f"and variance 0, so the output would be beta whatever x is\n  fix: use a batch of at least 2, "
+                        f"or call model.eval() to normalize with the running statistics")
