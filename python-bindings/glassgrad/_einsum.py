@@ -18,7 +18,7 @@ from typing import List
 
 from . import _C, _autocast
 from ._dtypes import DTYPES, plain, result_type
-from ._shapes import diagonal
+from ._shapes import bool_product, diagonal, matmul
 from ._tensor import Tensor, _op
 
 
@@ -184,7 +184,7 @@ def einsum(equation: str, *operands) -> Tensor:
         size = {}
         for t, ls in ((a, la), (b, lb)):
             for c, n in zip(ls, t.shape):
-                size[c] = max(size.get(c, 1), n)
+                size[c] = n if size.get(c, 1) == 1 else size[c]  # broadcast: 1 gives way, 0 stays
         batch = [c for c in la if c in lb and c in later]
         contracted = [c for c in la if c in lb and c not in later]
         left = [c for c in la if c not in lb]
@@ -198,7 +198,10 @@ def einsum(equation: str, *operands) -> Tensor:
         b2 = b2.reshape(bs_b + [ksize, math.prod(size[c] for c in right)])
         # PyTorch's einsum multiplies a pair without contracted letters and views a bmm's result
         # otherwise: its node, for Tensor.grad_fn, and the bmm is what its CPU autocast casts
-        prod = _autocast.call("bmm", _matmul, a2, b2) if contracted else _matmul(a2, b2)
+        if a2.dtype == "bool":
+            prod = bool_product(matmul, a2, b2, "bmm", "einsum", sums=ksize > 1)
+        else:
+            prod = _autocast.call("bmm", _matmul, a2, b2) if contracted else _matmul(a2, b2)
         node = "ViewBackward0" if contracted else "MulBackward0"
         shape = list(prod.shape[:len(batch)]) + [size[c] for c in left] + [size[c] for c in right]
         a = _op("Reshape", [prod], {"shape": shape, "torch_node": node})

@@ -485,6 +485,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if a.ndim == 0 or b.ndim == 0:
         raise _C.ShapeError(f"matmul: both arguments need at least 1 dim, got shapes {list(a.shape)} and "
                             f"{list(b.shape)}\n  fix: multiply by a scalar with *")
+    if _bool_pair(a, b):
+        return bool_product(matmul, a, b, _bool_kernel(a, b), "matmul")
     if _integral_pair(a, b):
         return _integer_product(matmul, a, b)
     squeeze = []
@@ -502,6 +504,33 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         del shape[d]
         out = out.reshape(shape)
     return out
+
+
+def _bool_kernel(a: Tensor, b: Tensor) -> str:
+    """The CPU kernel PyTorch's matmul of these operands' shapes dispatches to (for its error)."""
+    if a.ndim == 1 and b.ndim == 1:
+        return "dot"
+    if b.ndim == 1:
+        return "addmv_impl_cpu"
+    return "bmm" if a.ndim > 2 and b.ndim > 2 else "addmm_impl_cpu_"
+
+
+def bool_product(product, a: Tensor, b: Tensor, kernel: str, where: str, sums: bool = True) -> Tensor:
+    """product(a, b) of two bool tensors as PyTorch's: it has no bool kernel for products (its
+    NotImplementedError) unless no sum of products is formed: an operand without elements (the
+    empty result, or the all-False one of an empty contraction), or, for einsum, `sums` False
+    (contracted size 1: a plain elementwise AND). "dot" refuses even empty vectors."""
+    if sums and (kernel == "dot" or (a.numel() and b.numel())):
+        raise _args.UnsupportedDTypeError(
+            f"\"{kernel}\" not implemented for 'Bool'\n  {where}: products of two bool tensors (shapes {list(a.shape)} "
+            f"and {list(b.shape)}) are refused, as PyTorch refuses them\n  fix: {where}(a.int(), b.int()) > 0 for "
+            f"'any pair both True', or a.float() and b.float() for counts")
+    int64 = DTYPES["int64"]
+    return product(a.astype(int64), b.astype(int64)).astype(DTYPES["bool"])
+
+
+def _bool_pair(a: Tensor, b: Tensor) -> bool:
+    return a.dtype == "bool" and b.dtype == "bool"
 
 
 def _integral_pair(a: Tensor, b: Tensor) -> bool:
@@ -526,6 +555,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         if t.ndim != 2:
             raise _C.ShapeError(f"mm: {name} must be a matrix, got shape {list(t.shape)}\n  fix: torch.matmul "
                                 f"for vectors and batches")
+    if _bool_pair(input, mat2):
+        return bool_product(mm, input, mat2, "addmm_impl_cpu_", "mm")
     if _integral_pair(input, mat2):
         return _integer_product(mm, input, mat2)
     return _op("MatMul", [input, mat2])
@@ -540,6 +571,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             raise _C.ShapeError(f"bmm: {name} must be a batch of matrices [B, n, m], got shape {list(t.shape)}")
     if input.shape[0] != mat2.shape[0]:
         raise _C.ShapeError(f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
+    if _bool_pair(input, mat2):
+        return bool_product(bmm, input, mat2, "bmm", "bmm")
     if _integral_pair(input, mat2):
         return _integer_product(bmm, input, mat2)
     return _op("MatMul", [input, mat2], torch_node("BmmBackward0", input, mat2))
