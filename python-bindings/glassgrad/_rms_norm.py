@@ -31,5 +31,10 @@ def rms_norm(input: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = 
                             f"  fix: normalized_shape = the input's last dimensions, e.g. RMSNorm({input.shape[-1]})")
     e = finfo(input.dtype).eps if eps is None else float(eps)
     axes = tuple(range(input.ndim - n, input.ndim))
-    y = input * ((input * input).mean(axes, keepdim=True) + e).rsqrt()
-    return y if weight is None else y * weight
+    dtype = input.dtype
+    # PyTorch's rule: float16/bfloat16 input is normalized in float32 (the sum of squares would
+    # overflow), and the result, weight product included, has the input's dtype whatever the weight's.
+    x = input.float() if dtype in ("float16", "bfloat16") else input
+    y = (x * ((x * x).mean(axes, keepdim=True) + e).rsqrt()).to(dtype)
+    return y if weight is None else (y * weight).to(dtype)
+
