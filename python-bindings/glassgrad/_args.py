@@ -140,16 +140,16 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
 
 def real(value, name: str, where: str, minimum: Optional[float] = None, maximum: Optional[float] = None,
          above: bool = False, below: bool = False, fix: str = "", as_float: bool = False) -> float:
-    """A finite real number (Python or NumPy; a one-element tensor or array; not a bool or a
-    string) in [minimum, maximum], open at the ends marked `above` (> minimum) and `below`
-    (< maximum). as_float=True: PyTorch's `float` argument as its parser takes it, where a bool
-    converts and inf and nan are values (a pad value of -inf, threshold(x, 0.0, -inf))."""
+    """A finite real number (Python or NumPy, a bool as 0 or 1 as PyTorch's parser takes it; a
+    one-element tensor or array; not a string) in [minimum, maximum], open at the ends marked
+    `above` (> minimum) and `below` (< maximum). as_float=True: PyTorch's `float` argument as its
+    parser takes it, where inf and nan are values (a pad value of -inf, threshold(x, 0.0, -inf))."""
     if type(value) is float or type(value) is int:  # the common case, without the ABC checks below
         v = float(value)
-    elif as_float and isinstance(value, bool):
+    elif isinstance(value, bool):  # PyTorch's `float` arguments (its parser, and its layers' comparisons) take one
         v = float(value)
     else:
-        if isinstance(value, (bool, str, bytes)) or \
+        if isinstance(value, (str, bytes)) or \
                 not (isinstance(value, numbers.Real) or hasattr(value, "__float__")):
             bounds = _bounds(minimum, maximum, above, below)
             fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)

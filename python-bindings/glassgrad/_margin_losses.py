@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C, _autocast
+from . import _C, _args, _autocast
 from ._distances import pairwise_distance
 from ._factories import arange
 from ._losses import _reduce, _reduction, _tensor_like
@@ -35,6 +35,7 @@ def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0, size_averag
     is -1 (an element with another target value takes both terms, as PyTorch's)."""
     reduction = _reduction(size_average, reduce, reduction, "hinge_embedding_loss")
     t = _tensor_like(target, input)
+    margin = _args.real(margin, "margin", "hinge_embedding_loss", as_float=True)  # a bool is 0 or 1, as PyTorch's
     loss = where(t != 1, (margin - input).clamp(min=0.0), 0.0) + where(t != -1, input, 0.0)
     return _reduce(loss, reduction)
 
@@ -53,6 +54,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target, margin: float 
     dim = input1.ndim - 1
     t = _tensor_like(target, input1)
     eps = 1e-12
+    margin = _args.real(margin, "margin", where_, as_float=True)  # a bool is 0 or 1, as PyTorch's
     cos = (input1 * input2).sum(dim) / (((input1 * input1).sum(dim) + eps) * ((input2 * input2).sum(dim) + eps)).sqrt()
     loss = where(t == 1, 1.0 - cos, 0.0) + where(t == -1, (cos - margin).clamp(min=0.0), 0.0)
     return _reduce(loss, reduction)

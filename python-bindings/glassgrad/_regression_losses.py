@@ -109,8 +109,9 @@ def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool =
     t = _tensor_like(target, input)
     loss = input.exp() - t * input if log_input else input - t * (input + eps).log()
     if full:
-        safe = where(t > 1, t, 1.0)  # the term is 0 where target <= 1; log stays finite there
-        stirling = safe * safe.log() - safe + (safe * (2 * math.pi)).log() * 0.5
+        # PyTorch's term, taken on the target as it is and masked to 0 where target <= 1: a target
+        # that requires grad gets PyTorch's gradient there, nan at 0 (0 times log 0's infinities)
+        stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5
         loss = loss + where(t > 1, stirling, 0.0)
     return _reduce(loss, reduction)
 

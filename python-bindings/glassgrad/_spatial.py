@@ -162,8 +162,19 @@ def _masked(input: Tensor, p: float, mask_shape: Tuple[int, ...]) -> Tensor:
     return input * _op("Dropout", [ones, seed], {"p": p})
 
 
+def dropout_probability(p, where: str, fix: str, layer: bool = False) -> float:
+    """A dropout probability in [0, 1] (a bool as 0 or 1), refused in PyTorch's words, 'dropout
+    probability has to be between 0 and 1, but got ...'. layer=True: a Dropout layer's constructor,
+    which compares p < 0 or p > 1 as PyTorch's and so keeps nan, refused by the forward's F.dropout."""
+    v = _args.real(p, "p", where, as_float=True, fix=fix)
+    if not 0.0 <= v <= 1.0 and not (layer and v != v):
+        raise _C.InvalidArgumentError(f"{where}: dropout probability has to be between 0 and 1, but got {p}\n"
+                                      f"  fix: {fix}")
+    return v
+
+
 def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:
-    p = _args.real(p, "p", where, minimum=0.0, maximum=1.0, as_float=True, fix="dropout(x, 0.1) drops 10% of the elements")
+    p = dropout_probability(p, where, "dropout(x, 0.1) drops 10% of the elements")
     _args.flag(inplace, "inplace", where)
     return p, _args.flag(training, "training", where)
 

@@ -45,7 +45,9 @@ def test_cross_entropy_ignore_index_outside_the_classes(n):
 
 def test_cross_entropy_arguments_off_the_fast_path_are_still_checked():
     with pytest.raises(TypeError, match="label_smoothing must be a number"):
-        _ce(2, 3, [0, 1], label_smoothing=True)
+        _ce(2, 3, [0, 1], label_smoothing="0.1")
+    # a bool is a number to PyTorch's float arguments: label_smoothing=True is 1
+    assert _ce(2, 3, [0, 1], label_smoothing=True).item() == pytest.approx(np.log(3.0), rel=1e-6)
     with pytest.raises(ValueError, match="label_smoothing must be finite"):
         _ce(2, 3, [0, 1], label_smoothing=float("nan"))
     with pytest.raises(TypeError, match="ignore_index must be an int"):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _C, _args
 from .._random import dropout_seed
-from .._spatial import _dropout_p, _maybe_in_place, dropout1d, dropout2d, dropout3d
+from .._spatial import _dropout_p, _maybe_in_place, dropout1d, dropout2d, dropout3d, dropout_probability
 from .._tensor import Tensor, _op, tensor
 from .module import Module
 
@@ -71,8 +71,8 @@ class _DropoutNd(Module):
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
         where = _args.call(type(self).__name__, p)
-        self.p = _args.shown(p, _args.real(p, "p", where, minimum=0.0, maximum=1.0, as_float=True,
-                                           fix=f"{type(self).__name__}(0.1) drops 10% of the channels"))
+        self.p = _args.shown(p, dropout_probability(p, where, f"{type(self).__name__}(0.1) drops 10% of the channels",
+                                                    layer=True))
         self.inplace = _args.flag(inplace, "inplace", where)
 
     def extra_repr(self) -> str:

@@ -24,7 +24,7 @@ from .._autocast import unwrapped
 from .._random import generator
 from .._runtime import no_grad
 from .._padding import pad
-from .._spatial import _pair_size, interpolate_arguments
+from .._spatial import _pair_size, dropout_probability, interpolate_arguments
 from .._tensor import Tensor, _dim
 from .init import _fill, default_bound
 from .module import Module, Parameter, layer_name
@@ -248,8 +248,8 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
-        self.p = _args.shown(p, _args.real(p, "p", _args.call("Dropout", p), minimum=0.0, maximum=1.0, as_float=True,
-                                           fix="Dropout(0.1) drops 10% of the activations"))
+        self.p = _args.shown(p, dropout_probability(p, _args.call("Dropout", p), "Dropout(0.1) drops 10% of the activations",
+                                                    layer=True))
         self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
 
     def forward(self, input: Tensor) -> Tensor:

@@ -120,8 +120,12 @@ class RNNBase(Module):
         self.num_layers = _args.integer(num_layers, "num_layers", where, minimum=1, fix="num_layers=1")
         self.bias = _args.flag(bias, "bias", where)
         self.batch_first = _args.flag(batch_first, "batch_first", where)
-        self.dropout = _args.real(dropout, "dropout", where, minimum=0.0, maximum=1.0,
-                                  fix="dropout=0.2 drops 20% of each layer's outputs but the last's")
+        # PyTorch's check: a number, not a bool, in [0, 1] (nan refused)
+        fix = "dropout=0.2 drops 20% of each layer's outputs but the last's"
+        self.dropout = _args.real(dropout, "dropout", where, as_float=True, fix=fix)
+        if isinstance(dropout, bool) or not 0.0 <= self.dropout <= 1.0:
+            raise _C.InvalidArgumentError(f"{where}: dropout should be a number in range [0, 1] representing the "
+                                          f"probability of an element being zeroed, got {dropout}\n  fix: {fix}")
         self.bidirectional = _args.flag(bidirectional, "bidirectional", where)
         self.proj_size = _args.integer(proj_size, "proj_size", where, minimum=0,
                                        fix="proj_size=0 (no projection)")
