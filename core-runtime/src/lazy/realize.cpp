@@ -32,6 +32,7 @@ struct CachedPlan {
   std::vector<KeptSlot> keep;
   std::vector<ValueId> kept_ids;
   bool keep_changed = false;  // keep grew since the plan was compiled
+  uint64_t trace = 0;         // the cache key less the budget's part: the same for every budget
 };
 
 // The graph values of `keep` in ex's numbering (the same for every trace of one signature),
@@ -64,7 +65,8 @@ struct PlanCache {
   std::shared_ptr<Executor> last_executor;  // the executor of the last plan that ran
 
   // On a miss, builds the trace's engine graph and compiles it; a hit needs only the key.
-  const CachedPlan& get(Export& ex, uint64_t key, size_t budget, int output_copies) {
+  // `trace`: the key less the budget's part (planning_key).
+  const CachedPlan& get(Export& ex, uint64_t trace, uint64_t key, size_t budget, int output_copies) {
     auto it = index.find(key);
     // A key covers a range of budgets (planning_key): a cached plan made for a larger budget in
     // the range is used only if it fits this one, otherwise it is replaced.
@@ -80,6 +82,17 @@ struct PlanCache {
       lru.erase(it->second);
       index.erase(it);
     }
+    // What the trace's plans under other budgets learned to keep holds for this one too (the
+    // slots are the trace's): a budget derived from a memory limit moves with the memory held,
+    // and the step after the one that asked (its optimizer state now held) looks up another key.
+    // Without this, that step computed the forward again, and glassgrad.compile replayed its
+    // capture so for good (docs/architecture.md, "Values realized before backward").
+    for (const auto& other : lru) {
+      if (other.second.trace != trace) continue;
+      for (const KeptSlot& slot : other.second.keep) {
+        if (std::find(keep.begin(), keep.end(), slot) == keep.end()) keep.push_back(slot);
+      }
+    }
     const HostTimer timer(HostPhase::Compile);
     const auto t0 = std::chrono::steady_clock::now();
     build_graph(ex);
@@ -93,7 +106,7 @@ struct PlanCache {
     opts.memory_budget = budget;
     opts.output_copies = output_copies;
     auto plan = std::make_shared<const Plan>(compile(ex.graph, opts));
-    CachedPlan entry{plan, std::make_shared<Executor>(plan), std::move(keep), std::move(kept_ids), false};
+    CachedPlan entry{plan, std::make_shared<Executor>(plan), std::move(keep), std::move(kept_ids), false, trace};
     ++stats.compiles;
     stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lru.emplace_front(key, std::move(entry));
@@ -421,9 +434,9 @@ void realize(const std::vector<ValuePtr>& targets) {
   const bool outermost = t_realize_depth == 1;
   const size_t budget = memory_budget_for(roots[0]->info.device);
   phase.emplace(HostPhase::Signature);
-  const uint64_t key = hash_combine(
-      hash_combine(ex.signature, (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0)),
-      planning_key(budget));
+  const uint64_t trace =
+      hash_combine(ex.signature, (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0));
+  const uint64_t key = hash_combine(trace, planning_key(budget));
   ask_to_keep(ex, in_flight.again);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
@@ -438,7 +451,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   auto t1 = clock::now();
   try {
     phase.emplace(HostPhase::PlanLookup);
-    const CachedPlan& cp = pc.get(ex, key, budget, output_copies_for(roots[0]->info.device));
+    const CachedPlan& cp = pc.get(ex, trace, key, budget, output_copies_for(roots[0]->info.device));
     plan = cp.plan;
     executor = cp.executor;
     kept_ids = cp.kept_ids;
