@@ -142,10 +142,15 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 IncompatibleKeys = _IncompatibleKeys
 
 
+def _uninitialized(t) -> bool:
+    """Whether t is a lazy layer's UninitializedParameter or UninitializedBuffer (nn/lazy.py)."""
+    return getattr(t, "cls_to_become", None) is not None
+
+
 def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
     """A state_dict entry as an array of t's shape whose values t's dtype can hold, or a
     GlassgradError naming the entry (before anything is loaded)."""
-    if getattr(value, "cls_to_become", None) is not None:  # an uninitialized lazy tensor (docs/lazy.md)
+    if _uninitialized(value):  # an uninitialized lazy tensor (docs/lazy.md)
         raise _C.ShapeError(f"load_state_dict: '{name}' is an uninitialized parameter or buffer (from a lazy layer "
                             f"saved before its first forward); the model's is {list(t.shape)}\n"
                             f"  fix: run one forward pass of the lazy model before calling state_dict()")
@@ -838,6 +843,8 @@ class Module:
             if isinstance(t, _ExtraState):
                 extras.append((t.module, state_dict[name]))
                 continue
+            if _uninitialized(t) and _uninitialized(state_dict[name]):
+                continue  # a lazy layer's entry saved before its first forward: both stay uninitialized
             arr = _checked_entry(name, state_dict[name], t)
             pairs.append((t, _new_data(t, arr) if not assign else (name, arr, _entry_dtype(state_dict[name]))))
         if assign:
