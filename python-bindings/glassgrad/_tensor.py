@@ -6,6 +6,7 @@ plan (cached by its structure, shapes and dtypes) and executed.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import numbers
@@ -869,8 +870,10 @@ class Tensor:
 
     # _array: a CPU tensor made by host_tensor() holds its NumPy array instead of a handle until
     # first used as a tensor (utils/data/_utils/array_tensor.py, which gives the class a
-    # __getattr__ while any tensor holds one); ordinary tensors never set it.
-    __slots__ = ("_h", "_array", "__weakref__")
+    # __getattr__ while any tensor holds one); ordinary tensors never set it. __dict__: attributes
+    # a script sets on a tensor (`inp.g = grad`, `p.no_decay = True`) stay on it, as on PyTorch's;
+    # deepcopy, copy and pickling carry them (__deepcopy__, __reduce__).
+    __slots__ = ("_h", "_array", "__weakref__", "__dict__")
     __hash__ = object.__hash__
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
 
@@ -1020,8 +1023,10 @@ class Tensor:
         return _shared_memory.share_(self)
 
     def __reduce__(self):
-        """Pickling (multiprocessing, copy): the values, or a shared tensor's shared memory."""
-        return _shared_memory.reduce_tensor(self)
+        """Pickling (multiprocessing, copy): the values, or a shared tensor's shared memory, and
+        the attributes set on the tensor (restored into the new one's __dict__)."""
+        reduced = _shared_memory.reduce_tensor(self)
+        return (*reduced, dict(self.__dict__)) if self.__dict__ else reduced
 
     def pin_memory(self, device=None) -> "Tensor":
         """A copy of this CPU tensor in page-locked memory (this tensor when it is pinned already),
@@ -1518,7 +1523,9 @@ class Tensor:
         """copy.deepcopy: a new leaf holding a copy of the values (and requires_grad)."""
         if id(self) not in memo:
             raw = _C.Tensor.from_numpy(self.numpy(force=True), self.device, self.name)
-            memo[id(self)] = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
+            memo[id(self)] = copied = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
+            if self.__dict__:
+                copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return memo[id(self)]
 
     # ---- conversion ----

@@ -120,3 +120,23 @@ def test_grad_assignment_checks_type_and_shape_as_torch():
     assert a.grad.tolist() == [1.0, 1.0, 1.0]
     a.grad = None
     assert a.grad is None
+
+
+def test_attributes_set_on_a_tensor_stay_as_on_pytorch_s():
+    # fast.ai's course sets gradients by hand (`inp.g = out.g @ w.t()`), others tag parameters;
+    # PyTorch keeps them in the tensor's __dict__, and copy, deepcopy and pickle carry them
+    import copy
+    x = gg.tensor([1.0, 2.0])
+    x.g = gg.tensor([3.0, 4.0])
+    x.note = "grad by hand"
+    assert x.g.tolist() == [3.0, 4.0] and x.__dict__.keys() == {"g", "note"}
+    for other in (copy.copy(x), copy.deepcopy(x), pickle.loads(pickle.dumps(x))):
+        assert other is not x and other.tolist() == [1.0, 2.0] and other.note == "grad by hand"
+        assert other.g.tolist() == [3.0, 4.0]
+    assert copy.deepcopy(x).g is not x.g and copy.copy(x).g is x.g
+    assert not hasattr(x.detach(), "g") and not hasattr(x * 1, "g") and gg.ones(1).__dict__ == {}
+    p = gg.nn.Parameter(gg.ones(2))
+    p.no_decay = True
+    assert p.no_decay is True
+    del x.note
+    assert not hasattr(x, "note")

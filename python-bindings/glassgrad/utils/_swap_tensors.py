@@ -34,17 +34,10 @@ def swap_tensors(t1: Tensor, t2: Tensor) -> None:
         raise RuntimeError(f"Cannot swap t1 and t2 if they have different slots\n  swap_tensors: t1 is "
                            f"{type(t1).__name__}, t2 {type(t2).__name__}\n  fix: swap tensors of classes with the same "
                            "__slots__")
-    if hasattr(t1, "__dict__") != hasattr(t2, "__dict__"):  # Python cannot give one object the other's class
-        raise RuntimeError(f"Cannot swap t1 and t2: one has a __dict__ and the other none\n  swap_tensors: t1 is "
-                           f"{type(t1).__name__}, t2 {type(t2).__name__} (glassgrad.Tensor has __slots__; a subclass "
-                           "without __slots__ adds a __dict__)\n  fix: give the subclass __slots__ = (), or swap two "
-                           "tensors of such subclasses")
     for t in (t1, t2):
         t._h  # a tensor still holding its NumPy array makes its handle now, so both swap handles
     t1.__class__, t2.__class__ = t2.__class__, t1.__class__
-    if hasattr(t1, "__dict__") and hasattr(t2, "__dict__"):
-        # subclasses without __slots__ have a __dict__ (mypy sees Tensor's slots only)
-        t1.__dict__, t2.__dict__ = t2.__dict__, t1.__dict__  # type: ignore[misc]
+    t1.__dict__, t2.__dict__ = t2.__dict__, t1.__dict__  # every tensor has one (Tensor.__slots__)
     for slot in sorted(slots - {"__weakref__", "__dict__"}):
         has1, has2 = _has(t1, slot), _has(t2, slot)
         value1 = object.__getattribute__(t1, slot) if has1 else None
