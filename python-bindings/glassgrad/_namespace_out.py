@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 
-from ._out import accepts_out
+from ._out import accepts_out, dtype_out
 
 # torch.* functions with out= (tensor, or a tuple for the functions returning values and indices)
 _NAMES = """abs acos acosh addbmm addcdiv addcmul addmm addmv addr all amax amin angle any argmax argmin asin
@@ -21,6 +21,12 @@ round rsqrt searchsorted sgn sigmoid sign signbit sin sinc sinh sort sqrt square
 tan tanh topk tril triu trunc var var_mean vdot vstack where xlogy
 absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh aminmax ger greater greater_equal index_add index_copy
 index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot take scatter scatter_add scatter_reduce slice_scatter""".split()
+
+
+# the functions with dtype= among them: out's dtype must be dtype's; True where, without dtype=,
+# the result is computed in out's dtype (dtype_out)
+_DTYPE_OUT = {"sum": True, "prod": True, "nansum": True, "cumsum": True, "cumprod": True, "mean": False,
+              "nanmean": False}
 
 
 # torch.special.* functions with out= whose glassgrad function (the top-level one) has none
@@ -38,4 +44,5 @@ def add_out(namespace: dict, names=_NAMES) -> None:
         except (TypeError, ValueError):
             continue
         if "out" not in params:
-            namespace[name] = accepts_out(fn)
+            namespace[name] = dtype_out(fn, _DTYPE_OUT[name], name in ("nansum", "nanmean")) \
+                if name in _DTYPE_OUT else accepts_out(fn)

@@ -10,6 +10,7 @@ import warnings
 from typing import Any, Callable, TypeVar, cast
 
 from . import _dtypes, _trace
+from ._args import UnsupportedDTypeError
 from ._runtime import is_grad_enabled
 from ._tensor import Tensor
 
@@ -103,6 +104,38 @@ def factory_out(fn: _Fn) -> _Fn:
                           "may occur as a result of rounding error. The out tensor will be resized to a tensor of "
                           f"shape ({result.numel()},).", UserWarning, stacklevel=_trace.user_stacklevel())
         return write_out(out, result, fn.__name__, warn=False)
+    return cast(_Fn, call)
+
+
+def dtype_out(fn: _Fn, in_out_dtype: bool, nan_kernel: bool = False) -> _Fn:
+    """accepts_out for the reductions and scans that take dtype= (sum, prod, nansum, cumsum,
+    cumprod, mean, nanmean): given both, out must have dtype's dtype (PyTorch's RuntimeError);
+    in_out_dtype: without dtype=, the result is computed in out's dtype (the input cast to it
+    first, as PyTorch's: a sum of [1.5, 2.5] into an int64 out is 3, a cumsum into a bool out is
+    refused as cumsum(dtype=torch.bool) is). nan_kernel (nansum, nanmean): PyTorch's nansum kernel
+    refuses a floating input with a bool or integer out and no dtype= (NotImplementedError)."""
+    plain = accepts_out(fn)
+
+    @functools.wraps(fn)
+    def call(*args, out=None, **kwargs):
+        if not isinstance(out, Tensor):
+            return plain(*args, out=out, **kwargs)
+        source = args[0] if args else kwargs.get("input")
+        if nan_kernel and kwargs.get("dtype") is None and isinstance(source, Tensor) and \
+                source.dtype.is_floating_point and not out.dtype.is_floating_point:
+            raise UnsupportedDTypeError(f"\"nansum_cpu\" not implemented for '{_NAMES.get(_dtypes.plain(out.dtype))}'\n"
+                                        f"  {fn.__name__}: a {source.dtype} input into a {out.dtype} out (as PyTorch "
+                                        f"refuses it)\n  fix: a floating out, then .to({out.dtype})")
+        dtype = kwargs.get("dtype")
+        if dtype is not None and _dtypes.to_dtype(dtype) != out.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES.get(_dtypes.plain(dtype), dtype)}, but "
+                               f"got {_C_NAMES.get(_dtypes.plain(out.dtype), out.dtype)} instead\n  {fn.__name__}: "
+                               f"dtype= and out= must agree\n  fix: dtype={out.dtype}, or leave dtype= out")
+        if in_out_dtype:
+            kwargs["dtype"] = out.dtype
+        return write_out(out, fn(*args, **kwargs), fn.__name__)
+
+    call.__signature__ = inspect.signature(plain)  # type: ignore[attr-defined]
     return cast(_Fn, call)
 
 

@@ -56,9 +56,11 @@ def _integral_to_int64(x: Tensor, dtype) -> Tensor:
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The sum over dim (all elements for None) (torch.sum); bool and integer elements sum to int64."""
     x = _integral_to_int64(input, dtype)
-    if x.dtype == "bool":  # dtype=torch.bool: a sum in bool is an or (PyTorch's)
-        return ne(_op("Sum", [x.astype(DTYPES["int64"])], {"dims": dims_of(dim, x, "sum"),
-                                                              "keepdim": builtins.bool(keepdim)}), 0)
+    if x.dtype in ("bool", "uint8"):  # no Sum kernel: summed in int64, where uint8 wraps the same
+        total = _op("Sum", [x.astype(DTYPES["int64"])], {"dims": dims_of(dim, x, "sum"),
+                                                         "keepdim": builtins.bool(keepdim)})
+        # dtype=torch.bool: a sum in bool is an or (PyTorch's)
+        return ne(total, 0) if x.dtype == "bool" else total.astype(x.dtype)
     return _op("Sum", [x], {"dims": dims_of(dim, x, "sum"), "keepdim": builtins.bool(keepdim)})
 
 
