@@ -46,7 +46,8 @@ struct Param {
   std::vector<float> p, g, m, v, v_max;
   int64_t rows, cols;
   bool transposed;  // g holds the gradient transposed: element (r, c) at c * rows + r
-  int64_t step = 3;
+  float step = 3;             // PyTorch's float32 count (even entries)
+  int64_t step_i64 = 3;       // an int64 count (odd entries: checkpoints of earlier versions)
   float grad(int64_t i) const { return transposed ? g[(i % cols) * rows + i / cols] : g[i]; }
 };
 
@@ -75,6 +76,7 @@ GGOptTable table(std::vector<Param>& ps, const float* lr, const float* hyper, bo
   GGOptTable tab{};
   int32_t blocks = 0;
   for (Param& q : ps) {
+    const bool i64 = tab.count % 2 == 1;
     GGOptTensor& e = tab.t[tab.count++];
     e.p = q.p.data();
     e.g = q.g.data();
@@ -83,7 +85,7 @@ GGOptTable table(std::vector<Param>& ps, const float* lr, const float* hyper, bo
     e.state2 = adam ? q.v_max.data() : nullptr;
     e.lr = lr;
     e.hyper = hyper;
-    e.step = adam ? &q.step : nullptr;
+    e.step = !adam ? nullptr : i64 ? static_cast<void*>(&q.step_i64) : static_cast<void*>(&q.step);
     e.n = q.rows * q.cols;
     e.cols = q.transposed ? q.cols : e.n;
     e.gstride0 = q.transposed ? 1 : 0;
@@ -91,7 +93,7 @@ GGOptTable table(std::vector<Param>& ps, const float* lr, const float* hyper, bo
     e.a = adam ? 0.999 : 0.01;   // beta2 / weight_decay
     e.b = adam ? 1e-8 : 0.1;     // eps / dampening
     e.c = adam ? 0.02 : 0.0;     // weight_decay (Adam)
-    e.flag = adam ? 1 : 0;       // decoupled (AdamW) / nesterov
+    e.flag = adam ? 1 | ((i64 ? GG_I64 : GG_F32) << GG_OPT_STEP_DTYPE_SHIFT) : 0;  // decoupled, step dtype / nesterov
     e.first_block = blocks;
     blocks += static_cast<int32_t>((e.n + GG_OPT_CHUNK - 1) / GG_OPT_CHUNK);
   }
@@ -127,7 +129,8 @@ TEST(CudaEmulatedStep, MultiTensorAdamWAmsgradUpdatesEveryEntryThenCountsItsStep
   emulate::launch(&gg_adam_step_multi, dim3{1, 1, 1}, dim3{GG_OPT_MAX_TENSORS, 1, 1}, tab);
   const auto s = rule::adam_scalars<float>(lr, beta1, 0.999, 1e-8, 0.02, true, 4.0);
   for (size_t k = 0; k < ps.size(); ++k) {
-    EXPECT_EQ(ps[k].step, 4) << "entry " << k;
+    EXPECT_EQ(k % 2 == 1 ? static_cast<float>(ps[k].step_i64) : ps[k].step, 4.0f) << "entry " << k;
+    EXPECT_EQ(k % 2 == 1 ? ps[k].step : static_cast<float>(ps[k].step_i64), 3.0f) << "entry " << k;
     for (size_t i = 0; i < ps[k].p.size(); ++i) {
       float m = before[k].m[i], v = before[k].v[i], v_max = before[k].v_max[i];
       const float p = rule::adam(before[k].p[i], before[k].grad(static_cast<int64_t>(i)), m, v, &v_max, s);

@@ -76,6 +76,21 @@ TEST(NNKernels, AdamUpdateWritesIntoParamStateAndStep) {
   EXPECT_NEAR(m.data<double>()[1], -0.2, 1e-15);
 }
 
+TEST(NNKernels, AdamUpdateCountsAFloatStepInItsDtype) {
+  // PyTorch keeps optimizer.state[p]["step"] as a float32 0-d tensor (float64 under a float64
+  // default dtype); the update counts it in that dtype. Step 2 -> 3: bias corrections of t = 3.
+  for (DType dt : {DType::Float32, DType::Float64}) {
+    Tensor p = vec({1.0}), m = vec({0.0}), v = vec({0.0});
+    Tensor step = Tensor::full({}, 2.0, dt);
+    run_op("AdamUpdate", {p, vec({2.0}), scalar(0.1), scalar(0.9), m, v, step}, {});
+    const double t = dt == DType::Float32 ? *step.data<float>() : *step.data<double>();
+    EXPECT_EQ(t, 3.0);
+    // m = 0.2, v = 0.004: p -= 0.1 * (0.2 / (1 - 0.9^3)) / (sqrt(0.004 / (1 - 0.999^3)) + 1e-8)
+    const double expected = 1.0 - 0.1 * (0.2 / (1 - 0.729)) / (std::sqrt(0.004 / (1 - std::pow(0.999, 3))) + 1e-8);
+    EXPECT_NEAR(p.data<double>()[0], expected, 1e-12);
+  }
+}
+
 TEST(NNKernels, AdamWShrinksTheParameterBeforeTheUpdateAndAMSGradKeepsTheLargestV) {
   // AdamW, one step with g = 0: m = v = 0, so only the decoupled decay acts: p *= 1 - lr * wd.
   Tensor p = vec({2.0, -4.0}), m = vec({0, 0}), v = vec({0, 0});

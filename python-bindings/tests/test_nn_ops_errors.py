@@ -297,10 +297,13 @@ def test_adam_betas_must_be_below_one():
         glassgrad.Adam([glassgrad.Parameter(z)], betas=(1.0, 0.999))
 
 
-def test_adam_step_must_be_an_int64_scalar():
+def test_adam_step_must_be_a_float_or_int64_scalar():
+    # float32 is PyTorch's step (float64 under a float64 default dtype); int64 is still taken.
     z = np.zeros(3)
-    with pytest.raises(glassgrad.DTypeError, match=r"step must be a 0-d int64 tensor, got \[\] float64"):
-        _run("AdamUpdate", z, z, _lr(np.float64), _lr(np.float64), z, z, np.asarray(0.0))
+    for dtype in (np.float32, np.float64, np.int64):
+        _run("AdamUpdate", z, z, _lr(np.float64), _lr(np.float64), z, z, np.asarray(0, dtype))
+    with pytest.raises(glassgrad.ShapeError, match=r"step must be a 0-d float32, float64 or int64 tensor, got \[1\]"):
+        _run("AdamUpdate", z, z, _lr(np.float64), _lr(np.float64), z, z, np.zeros(1, np.float32))
 
 
 def test_adam_state_shape_must_match_the_parameter():

@@ -115,10 +115,16 @@ def test_state_dicts_load_both_ways(cls):
     _, gopt = _run_glassgrad(lambda ps: getattr(gg.optim, cls)(ps, lr=0.05), init, grads[:3])
     _, topt = _run_torch(cls, dict(lr=0.05), init, grads[:3], "float64")
     assert set(gopt.param_groups[0]) == set(topt.param_groups[0])
-    # torch's state into glassgrad, then both continue from the same parameters
+    # torch's state into glassgrad and into a new torch optimizer, then both continue from the same
+    # parameters (loading casts ASGD's 0-d eta and mu to the parameters' float64, PyTorch's rule)
     mine = [gg.Parameter(p.detach().numpy().copy()) for p in topt.param_groups[0]["params"]]
     opt = getattr(gg.optim, cls)(mine, lr=0.05)
     opt.load_state_dict(topt.state_dict())
+    saved = topt.state_dict()
+    topt = getattr(torch.optim, cls)(topt.param_groups[0]["params"], lr=0.05)
+    topt.load_state_dict(saved)
+    if cls == "ASGD":
+        assert opt.state[mine[0]]["eta"].dtype == gg.float64 and topt.state_dict()["state"][0]["eta"].dtype == torch.float64
     for gs in grads[3:]:
         for p, g in zip(mine, gs):
             (p * gg.tensor(g)).sum().backward()

@@ -9,12 +9,12 @@
 //       buf = momentum * buf + (1 - dampening) * d;  d = nesterov ? d + momentum * buf : buf;
 //       p -= lr * d.   PyTorch's first step sets buf = d (no dampening); buf starts at zeros, so
 //       the optimizer records its first step with dampening 0, which gives exactly that.
-//   AdamUpdate(param, grad, lr [], beta1 [], m, v, step [] int64)
+//   AdamUpdate(param, grad, lr [], beta1 [], m, v, step [] float32, float64 or int64)
 //       {beta2, eps, weight_decay, decoupled_weight_decay} -> (param', m', v', step')
 //       t = step + 1;  if decoupled (AdamW): p *= 1 - lr * wd and d = grad, else d = grad + wd * p;
 //       m = b1*m + (1-b1)*d;  v = b2*v + (1-b2)*d^2;
 //       p -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps);  step = t.
-//   AdamAMSGradUpdate(param, grad, lr [], beta1 [], m, v, v_max, step [] int64){same attrs}
+//   AdamAMSGradUpdate(param, grad, lr [], beta1 [], m, v, v_max, step [] float32, float64 or int64){same attrs}
 //       -> (param', m', v', v_max', step')
 //       as AdamUpdate, then v_max = max(v_max, v) and v_max replaces v in the denominator.
 //   Optimizers without an update op of their own (RMSprop) and BatchNorm's num_batches_tracked
@@ -66,11 +66,22 @@ void expect_scalar(const ShapeContext& ctx, int i, const std::string& what, DTyp
   const TensorInfo& t = ctx.in(i);
   if (t.rank() == 0 && t.dtype == dt) return;
   ctx.fail(ErrorMessage(what + " must be a 0-d " + dtype_name(dt) + " tensor, got " + t.str())
-               .cause(what == "step" ? "the step count is one int64 number per parameter"
-                                     : "the " + what + " is a tensor with the parameter's dtype, so a schedule "
-                                       "that changes it does not recompile the step")
+               .cause("the " + what + " is a tensor with the parameter's dtype, so a schedule "
+                      "that changes it does not recompile the step")
                .fix(fix),
            t.dtype != dt);
+}
+
+// The step count: a 0-d float32 or float64 tensor (PyTorch's optimizer.state[p]["step"]: float32,
+// float64 under a float64 default dtype) or int64 (checkpoints of earlier versions).
+void expect_step(const ShapeContext& ctx, int i) {
+  const TensorInfo& t = ctx.in(i);
+  const bool counted = t.dtype == DType::Float32 || t.dtype == DType::Float64 || t.dtype == DType::Int64;
+  if (t.rank() == 0 && counted) return;
+  ctx.fail(ErrorMessage("step must be a 0-d float32, float64 or int64 tensor, got " + t.str())
+               .cause("the step count is one number per parameter")
+               .fix("step = np.array(0.0, dtype=np.float32)"),
+           !counted);
 }
 
 void expect_param_lr(const ShapeContext& ctx) {
@@ -138,7 +149,7 @@ void adam(OpSchema& s, bool amsgrad) {
     expect_like_param(ctx, 4, "m");
     expect_like_param(ctx, 5, "v");
     if (amsgrad) expect_like_param(ctx, 6, "v_max");
-    expect_scalar(ctx, step_in, "step", DType::Int64, "step = np.array(0, dtype=np.int64)");
+    expect_step(ctx, step_in);
     unit_interval(ctx, "beta2", a.beta2);
     nonnegative(ctx, "eps", a.eps);
     nonnegative(ctx, "weight_decay", a.weight_decay);

@@ -2,7 +2,7 @@
 // state tensors themselves). Layouts: the parameter and its state buffers are dense (they are
 // the in-place targets, which are always contiguous); the gradient may have any strides (a
 // Linear weight's gradient arrives as a transposed view, and reading it directly saves a copy
-// per parameter per step); lr, momentum, beta1 and step are 0-d tensors. Element i of every
+// per parameter per step); lr, momentum, beta1 and step (float32, float64 or int64) are 0-d tensors. Element i of every
 // buffer depends only on element i, so each update is one elementwise pass, split across
 // threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
 // implementations (torch/optim/sgd.py, adam.py), written once for the CPU and CUDA kernels in
@@ -69,22 +69,40 @@ void sgd_momentum_update(const KernelContext& c) {
                       [&](int64_t i, T g) { p[i] = optimizer_rule::sgd_momentum(p[i], g, buf[i], s); });
 }
 
+// Adam's step count after this step, step + 1, as the count's dtype holds it: a 0-d float32
+// (PyTorch's; adding 1 rounds as its step_t += 1 does), float64 or int64 tensor.
+double next_step(const Tensor& step) {
+  switch (step.dtype()) {
+    case DType::Float32: return static_cast<float>(*step.data<float>() + 1.0f);
+    case DType::Float64: return *step.data<double>() + 1.0;
+    default: return static_cast<double>(*step.data<int64_t>() + 1);
+  }
+}
+
+void write_step(const Tensor& step, double t) {
+  switch (step.dtype()) {
+    case DType::Float32: *step.data<float>() = static_cast<float>(t); break;
+    case DType::Float64: *step.data<double>() = t; break;
+    default: *step.data<int64_t>() = static_cast<int64_t>(t);
+  }
+}
+
 template <typename T, bool AMSGRAD>
 void adam(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
   T* m = c.outputs[1].data<T>();
   T* v = c.outputs[2].data<T>();
   T* v_max = AMSGRAD ? c.outputs[3].data<T>() : nullptr;
-  int64_t* step = c.outputs[AMSGRAD ? 4 : 3].data<int64_t>();
-  const int64_t t = *step + 1;
+  const Tensor& step = c.outputs[AMSGRAD ? 4 : 3];
+  const double t = next_step(step);
   const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
   const auto s = optimizer_rule::adam_scalars<T>(static_cast<double>(*c.inputs[2].data<T>()),
                                                  static_cast<double>(*c.inputs[3].data<T>()), a.beta2, a.eps,
-                                                 a.weight_decay, a.decoupled_weight_decay, static_cast<double>(t));
+                                                 a.weight_decay, a.decoupled_weight_decay, t);
   for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
     p[i] = optimizer_rule::adam(p[i], g, m[i], v[i], AMSGRAD ? v_max + i : nullptr, s);
   });
-  *step = t;  // written after the pass: every element used the same t
+  write_step(step, t);  // written after the pass: every element used the same t
 }
 
 template <typename T>

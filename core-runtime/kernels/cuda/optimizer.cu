@@ -4,7 +4,7 @@
 // rows and the host part (GG_CUDA_HOST; docs/architecture.md, "One CUDA file per family"). The
 // rows' columns: kernel_interface.h; GGIter (operand 0 the dense parameter, 1 the strided
 // gradient), GGOptTable (the multi-tensor launches): params.h. In the rows, lr is a 0-d tensor of
-// dtype lr_dtype; step the int64 step count.
+// dtype lr_dtype; step the 0-d step count of dtype step_dtype (float32, PyTorch's; float64 or int64).
 //
 // Optimizer updates, elementwise, with the CPU kernels' arithmetic (kernels/optimizer_rules.h,
 // itself PyTorch's order of operations). Parameters and state are dense; the gradient may have
@@ -54,12 +54,13 @@
   K(gg_adam, Float, GG_NO_BOUNDS,                                                                           \
     (int64_t n, GGIter it, double b2, double eps, double wd, int decoupled, T* p_out, T* m_out, T* v_out,    \
      T* v_max_out, const T* p, const T* m, const T* v, const T* v_max, const T* g, const void* lr, int lr_dtype, \
-     const T* beta1, const int64_t* step),                                                                  \
+     const T* beta1, const void* step, int step_dtype),                                                     \
     gg_opt::adam<T>(n, it, b2, eps, wd, decoupled, p_out, m_out, v_out, v_max_out, p, m, v, v_max, g, lr,    \
-                    lr_dtype, beta1, step))                                                                 \
+                    lr_dtype, beta1, step, step_dtype))                                                     \
   K(gg_sgd_multi, Float, GG_NO_BOUNDS, (GGOptTable tab), gg_opt::sgd_multi<T>(tab))                         \
   K(gg_adam_multi, Float, GG_NO_BOUNDS, (GGOptTable tab), gg_opt::adam_multi<T>(tab))                       \
-  K(gg_adam_step, None, GG_NO_BOUNDS, (int64_t* step_out, const int64_t* step), gg_opt::adam_step(step_out, step)) \
+  K(gg_adam_step, None, GG_NO_BOUNDS, (void* step_out, const void* step, int step_dtype),                  \
+    gg_opt::adam_step(step_out, step, step_dtype))                                                          \
   K(gg_adam_step_multi, None, GG_NO_BOUNDS, (GGOptTable tab), gg_opt::adam_step_multi(tab))
 
 GG_DECLARE_KERNELS(GG_OPTIMIZER_KERNELS)
@@ -79,6 +80,24 @@ __device__ __forceinline__ double load_scalar(const void* p, int dtype) {
     case GG_F64: return *(const double*)p;
     case GG_I64: return (double)*(const int64_t*)p;
     default: return *(const unsigned char*)p;
+  }
+}
+
+// The step count after this step (step + 1), as a count of dtype step_dtype holds it: float32
+// adds 1 in float32 (PyTorch's step_t += 1), float64 in double, int64 exactly.
+__device__ __forceinline__ double next_step(const void* step, int step_dtype) {
+  switch (step_dtype) {
+    case GG_F32: return (double)(*(const float*)step + 1.0f);
+    case GG_F64: return *(const double*)step + 1.0;
+    default: return (double)(*(const int64_t*)step + 1);
+  }
+}
+
+__device__ __forceinline__ void store_next_step(void* out, const void* step, int step_dtype) {
+  switch (step_dtype) {
+    case GG_F32: *(float*)out = *(const float*)step + 1.0f; break;
+    case GG_F64: *(double*)out = *(const double*)step + 1.0; break;
+    default: *(int64_t*)out = *(const int64_t*)step + 1;
   }
 }
 
@@ -112,9 +131,9 @@ __device__ void sgd_momentum(int64_t n, GGIter it, double dampening, double wd, 
 template <typename T>
 __device__ void adam(int64_t n, GGIter it, double b2, double eps, double wd, int decoupled, T* p_out, T* m_out,
                      T* v_out, T* v_max_out, const T* p, const T* m, const T* v, const T* v_max, const T* g,
-                     const void* lr, int lr_dtype, const T* beta1, const int64_t* step) {
+                     const void* lr, int lr_dtype, const T* beta1, const void* step, int step_dtype) {
   const rule::AdamScalars<T> s = rule::adam_scalars<T>(load_scalar(lr, lr_dtype), (double)*beta1, b2, eps, wd,
-                                                       decoupled != 0, (double)(*step + 1));
+                                                       decoupled != 0, next_step(step, step_dtype));
   GG_FOR(i, n) {
     T mi = m[i], vi = v[i], vmax = v_max != nullptr ? v_max[i] : T(0);
     p_out[i] = rule::adam(p[i], grad_at(it, g, i), mi, vi, v_max != nullptr ? &vmax : nullptr, s);
@@ -170,7 +189,8 @@ template <typename T>
 __device__ void adam_multi(const GGOptTable& tab) {
   const GGOptTensor& e = tab.t[entry_of_block(tab)];
   const rule::AdamScalars<T> s = rule::adam_scalars<T>((double)*(const T*)e.lr, (double)*(const T*)e.hyper, e.a,
-                                                       e.b, e.c, e.flag != 0, (double)(*(const int64_t*)e.step + 1));
+                                                       e.b, e.c, (e.flag & 1) != 0,
+                                                       next_step(e.step, e.flag >> GG_OPT_STEP_DTYPE_SHIFT));
   T* p = (T*)e.p;
   T* m = (T*)e.state0;
   T* v = (T*)e.state1;
@@ -185,14 +205,14 @@ __device__ void adam_multi(const GGOptTable& tab) {
 }
 
 // step_out = step + 1, after the update kernel has read step (same stream, so ordered).
-__device__ void adam_step(int64_t* step_out, const int64_t* step) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) *step_out = *step + 1;
+__device__ void adam_step(void* step_out, const void* step, int step_dtype) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) store_next_step(step_out, step, step_dtype);
 }
 
 // Every entry's step + 1, after gg_adam_multi has read them (one thread per entry).
 __device__ void adam_step_multi(const GGOptTable& tab) {
   const int k = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-  if (k < tab.count) *(int64_t*)tab.t[k].step += 1;
+  if (k < tab.count) store_next_step(tab.t[k].step, tab.t[k].step, tab.t[k].flag >> GG_OPT_STEP_DTYPE_SHIFT);
 }
 
 }  // namespace gg_opt
@@ -264,6 +284,7 @@ void adam(const KernelContext& c) {
   CUstream st = stream_of(s, &c);
   LaunchSite site{AMSGRAD ? "AdamAMSGradUpdate" : "AdamUpdate", &c};
   const size_t step_in = AMSGRAD ? 7 : 6, step_out = AMSGRAD ? 4 : 3;
+  const int step_dtype = dtype_code(c.inputs[step_in].dtype());
   dispatch_float(p.dtype(), [&](auto t) {
     using T = decltype(t);
     T* v_max_out = AMSGRAD ? out_or_in<T>(c, 3, 6) : nullptr;
@@ -274,11 +295,11 @@ void adam(const KernelContext& c) {
                                   out_or_in<T>(c, 1, 4), out_or_in<T>(c, 2, 5), v_max_out, ptr<const T>(c.inputs[0]),
                                   ptr<const T>(c.inputs[4]), ptr<const T>(c.inputs[5]), v_max,
                                   ptr<const T>(c.inputs[1]), c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()),
-                                  ptr<const T>(c.inputs[3]), ptr<const int64_t>(c.inputs[step_in]));
+                                  ptr<const T>(c.inputs[3]), c.inputs[step_in].data_ptr(), step_dtype);
     }
   });
-  launch<kernels::gg_adam_step>(s, st, Dim3{1}, Dim3{32}, site, out_or_in<int64_t>(c, step_out, step_in),
-                                ptr<const int64_t>(c.inputs[step_in]));
+  launch<kernels::gg_adam_step>(s, st, Dim3{1}, Dim3{32}, site, out_or_in<void>(c, step_out, step_in),
+                                static_cast<const void*>(c.inputs[step_in].data_ptr()), step_dtype);
 }
 
 bool table_entry(const KernelContext& c, GGOptTensor& e) {
@@ -403,7 +424,7 @@ void adam_batch(const std::vector<const KernelContext*>& cs) {
     e.a = a.beta2;
     e.b = a.eps;
     e.c = a.weight_decay;
-    e.flag = a.decoupled_weight_decay ? 1 : 0;
+    e.flag = (a.decoupled_weight_decay ? 1 : 0) | (dtype_code(c.inputs[step_in].dtype()) << GG_OPT_STEP_DTYPE_SHIFT);
     return true;
   }, entries, alone);
   for (const KernelContext* c : alone) adam<AMSGRAD>(*c);

@@ -171,10 +171,12 @@ struct GGFused {
 // element i (row-major in the parameter's shape) sits at (i / cols) * gstride0 + (i % cols) *
 // gstride1: a dense gradient has cols = n, gstride1 = 1; a transposed Linear weight gradient
 // [out, in] has cols = in, gstride0 = 1, gstride1 = out. Scalars: SGD a = weight_decay,
-// b = dampening, flag = nesterov; Adam a = beta2, b = eps, c = weight_decay, flag = decoupled.
+// b = dampening, flag = nesterov; Adam a = beta2, b = eps, c = weight_decay, flag = decoupled
+// (bit 0) | the step count's dtype code << GG_OPT_STEP_DTYPE_SHIFT.
 // At 128 bytes an entry, the table stays under the 4 KB parameter limit of every architecture.
 #define GG_OPT_MAX_TENSORS 28
 #define GG_OPT_CHUNK 2048
+#define GG_OPT_STEP_DTYPE_SHIFT 8
 struct GGOptTensor {
   void* p;
   void* state0;       // SGD momentum: buf; Adam: m
@@ -183,7 +185,7 @@ struct GGOptTensor {
   const void* g;
   const void* lr;     // 0-d, the parameter's dtype
   const void* hyper;  // 0-d momentum (SGD) or beta1 (Adam), the parameter's dtype; else null
-  void* step;         // Adam: the 0-d int64 step count (incremented by gg_adam_step_multi)
+  void* step;         // Adam: the 0-d step count, dtype code in flag (incremented by gg_adam_step_multi)
   int64_t n, cols, gstride0, gstride1;
   double a, b, c;
   int32_t flag;

@@ -4,7 +4,7 @@ step's graph so that a compiled step (or a captured CUDA graph) replays them wit
 
 PyTorch computes those factors (bias corrections 1 - beta^t, Adagrad's decayed lr, NAdam's
 momentum cache, RAdam's rectification) in double from the step count, then uses them as scalars
-of the parameter's dtype. Here they are float64 0-d tensors made from the int64 step, cast to the
+of the parameter's dtype. Here they are float64 0-d tensors made from the float step, cast to the
 parameter's dtype where they meet it, which rounds as PyTorch does."""
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from .._dtypes import plain
 from .._tensor import Tensor, _op
 from ..functional import maximum, minimum, where
 from ._composed import advance_step, lerp, like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, scalar_dtype
 
 
 class Adafactor(Optimizer):
@@ -63,7 +63,7 @@ class Adafactor(Optimizer):
         st = self._state_for(p)
         factored = p.ndim > 1
         if not st:  # PyTorch's entries in its order
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
             if factored:
                 st["row_var"] = self._zeros_state(p, "row_var", shape=list(self._state_shape(p, "row_var")))
                 st["col_var"] = self._zeros_state(p, "col_var", shape=list(self._state_shape(p, "col_var")))

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from .. import _args
 from ._composed import advance_step, descend, like, with_weight_decay
-from .optimizer import Optimizer, refuse_differentiable, refuse_fused_with_foreach
+from .optimizer import Optimizer, refuse_differentiable, refuse_fused_with_foreach, scalar_dtype
 
 
 class Adagrad(Optimizer):
@@ -42,7 +42,7 @@ class Adagrad(Optimizer):
     def _initial_state(self, p, group) -> dict:
         st = self._state_for(p)
         if not st:
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
             st["sum"] = self._zeros_state(p, "sum", value=group["initial_accumulator_value"])
         return st
 

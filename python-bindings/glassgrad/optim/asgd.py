@@ -4,7 +4,7 @@ from .. import _args
 from ..functional import where
 from .._tensor import _op
 from ._composed import advance_step, like
-from .optimizer import Optimizer, refuse_differentiable
+from .optimizer import Optimizer, refuse_differentiable, scalar_dtype
 
 
 class ASGD(Optimizer):
@@ -17,14 +17,14 @@ class ASGD(Optimizer):
         eta = lr / (1 + lambd * lr * step) ** alpha;  mu = 1 / max(1, step - t0)
 
     The state holds PyTorch's entries: step, eta (the group's lr at the first step), mu (1) and ax
-    (the averaged parameter); eta and mu are float32 scalars, as PyTorch's. The new eta reads the
+    (the averaged parameter); eta and mu are 0-d tensors of scalar_dtype(), as PyTorch's. The new eta reads the
     group's lr (a tensor: schedules change it without recompiling). Composed from elementwise ops
     and Assign (optim/_composed.py). foreach is accepted and ignored; capturable=True is
     refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA)."""
 
     _CAPTURABLE_TENSORS = "params, mus, etas, and state_steps"
 
-    _SCALAR_STATE = {"eta": "float32", "mu": "float32"}
+    _SCALAR_STATE = ("eta", "mu")
 
     def __init__(self, params, lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75, t0: float = 1e6,
                  weight_decay: float = 0, foreach=None, maximize: bool = False, differentiable: bool = False,
@@ -45,9 +45,9 @@ class ASGD(Optimizer):
     def _update(self, p, group) -> None:
         st = self._state_for(p)
         if not st:  # PyTorch's entries in its order
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
-            st["eta"] = self._zeros_state(p, "eta", dtype="float32", shape=[], value=float(group["lr"]))
-            st["mu"] = self._zeros_state(p, "mu", dtype="float32", shape=[], value=1.0)
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
+            st["eta"] = self._zeros_state(p, "eta", dtype=scalar_dtype(), shape=[], value=float(group["lr"]))
+            st["mu"] = self._zeros_state(p, "mu", dtype=scalar_dtype(), shape=[], value=1.0)
             st["ax"] = self._zeros_state(p, "ax")
         lambd = group["lambd"]
         g = self._grad(p, group)
@@ -60,7 +60,13 @@ class ASGD(Optimizer):
         mu = st["mu"]
         self._assign(st, "ax", where(mu == 1.0, p, st["ax"] + (p - st["ax"]) * like(mu.astype("float64"), p)))
         lr = self._hyper(group, "lr", p, "float64")
-        # PyTorch computes both in double and stores them as float32 scalars.
-        self._assign(st, "eta", (lr / (lr * lambd * step + 1) ** group["alpha"]).astype("float32"))
+        # PyTorch computes both in double, makes each a tensor of the default dtype (scalar_dtype())
+        # and copies that into the state's scalar (of the parameter's dtype once a state was loaded).
+        self._assign(st, "eta", _as_state(lr / (lr * lambd * step + 1) ** group["alpha"], st["eta"]))
         since = step - group["t0"]
-        self._assign(st, "mu", (1 / where(since > 1, since, 1.0)).astype("float32"))
+        self._assign(st, "mu", _as_state(1 / where(since > 1, since, 1.0), st["mu"]))
+
+
+def _as_state(value, scalar):
+    """value (float64) rounded as torch.as_tensor(float) then scalar.copy_() round it."""
+    return value.astype(scalar_dtype()).astype(scalar.dtype)

@@ -3,7 +3,7 @@ from __future__ import annotations
 from .. import _args
 from ._composed import advance_step, descend, lerp, like, power, with_weight_decay
 from .adam import BetasOptimizer
-from .optimizer import refuse_differentiable
+from .optimizer import refuse_differentiable, scalar_dtype
 
 
 class NAdam(BetasOptimizer):
@@ -19,14 +19,14 @@ class NAdam(BetasOptimizer):
         p = p - lr (1 - mu) / (1 - mu_product) * g / denom
               - lr mu_next / (1 - mu_product * mu_next) * exp_avg / denom
 
-    The state holds PyTorch's entries: step, mu_product (a float32 scalar, as PyTorch's), exp_avg
+    The state holds PyTorch's entries: step, mu_product (a 0-d tensor of scalar_dtype(), as PyTorch's), exp_avg
     and exp_avg_sq. lr and beta1 are tensors; composed from elementwise ops, Assign and SGDUpdate
     (optim/_composed.py). foreach is accepted and ignored; capturable=True is
     refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA)."""
 
     _CAPTURABLE_TENSORS = "params, mu_products and state_steps"
 
-    _SCALAR_STATE = {"mu_product": "float32"}
+    _SCALAR_STATE = ("mu_product",)
 
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  momentum_decay: float = 4e-3, decoupled_weight_decay: bool = False, *, foreach=None,
@@ -44,9 +44,9 @@ class NAdam(BetasOptimizer):
 
     def _update(self, p, group) -> None:
         st = self._state_for(p)
-        if not st:  # PyTorch's entries in its order: a float32 mu_product between step and the averages
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
-            st["mu_product"] = self._zeros_state(p, "mu_product", dtype="float32", shape=[], value=1.0)
+        if not st:  # PyTorch's entries in its order: a 0-d mu_product between step and the averages
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
+            st["mu_product"] = self._zeros_state(p, "mu_product", dtype=scalar_dtype(), shape=[], value=1.0)
             st["exp_avg"] = self._zeros_state(p, "exp_avg")
             st["exp_avg_sq"] = self._zeros_state(p, "exp_avg_sq")
         beta2, decay = group["betas"][1], group["momentum_decay"]
@@ -55,8 +55,9 @@ class NAdam(BetasOptimizer):
         beta1 = self._hyper(group, "beta1", p, "float64")
         mu = beta1 * (1.0 - 0.5 * power(0.96, step * decay))
         mu_next = beta1 * (1.0 - 0.5 * power(0.96, (step + 1) * decay))
-        # PyTorch multiplies its float32 mu_product by mu rounded to float32.
-        self._assign(st, "mu_product", st["mu_product"] * mu.astype("float32"))
+        # PyTorch multiplies its mu_product (float32 but under a float64 default dtype) by mu
+        # rounded to that dtype.
+        self._assign(st, "mu_product", st["mu_product"] * mu.astype(st["mu_product"].dtype))
         product = st["mu_product"].astype("float64")
         self._assign(st, "exp_avg", lerp(st["exp_avg"], g, 1 - self._hyper(group, "beta1", p)))
         self._assign(st, "exp_avg_sq", st["exp_avg_sq"] * beta2 + g * g * (1 - beta2))

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from .. import _C, _args
+from .. import _C, _args, _dtypes
 from .._tensor import Tensor, _op, _op_multi, _wrap
 from .. import _trace
 from .._trace import record_updates
@@ -163,6 +163,13 @@ def _check_param(opt_name: str, i: int, p) -> None:
             f"tensors)\n  fix: optimize the leaf it was computed from, or w = w.detach().requires_grad_()")
 
 
+def scalar_dtype() -> str:
+    """The dtype of the optimizers' 0-d state (step, NAdam's mu_product, ASGD's eta and mu), as
+    PyTorch's _get_scalar_dtype: float32, float64 while the default dtype is float64. A float32
+    step counts exactly up to 2**24, as PyTorch's."""
+    return "float64" if _dtypes.DEFAULT_FLOAT == "float64" else "float32"
+
+
 def refuse_differentiable(name: str, differentiable) -> None:
     """PyTorch's differentiable=True (autograd through the step) is refused: glassgrad's
     optimizer steps are in-place nodes outside the differentiated graph."""
@@ -211,8 +218,8 @@ class Optimizer(OptimizerHooks):
     _TENSOR_HYPERPARAMETERS: Tuple[str, ...] = ("lr",)
     # What PyTorch's capturable check names (refuse_capturable_on_cpu).
     _CAPTURABLE_TENSORS = "params and state_steps"
-    # 0-d state entries other than "step" and their dtype (NAdam's "mu_product": float32, PyTorch's).
-    _SCALAR_STATE: Dict[str, str] = {}
+    # 0-d float state entries other than "step" (NAdam's "mu_product"; made as scalar_dtype()).
+    _SCALAR_STATE: Tuple[str, ...] = ()
     # Set on the instance when a group lists a parameter twice (its updates then go in rounds); read
     # on every step, so the class holds the default (a miss would go through __getattr__).
     _repeats: bool = False
@@ -666,11 +673,11 @@ class Optimizer(OptimizerHooks):
         return self.state.setdefault(p, {})
 
     def _state_with(self, p: Tensor, *names: str) -> Dict[str, Any]:
-        """p's state, made at its first update: an int64 0-d "step" and zeros of p's shape for
-        each of `names` (PyTorch's entries, in its order)."""
+        """p's state, made at its first update: a 0-d "step" of scalar_dtype() and zeros of p's
+        shape for each of `names` (PyTorch's entries, in its order)."""
         st = self._state_for(p)
         if not st:
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
             for name in names:
                 st[name] = self._zeros_state(p, name)
         return st
@@ -689,8 +696,7 @@ class Optimizer(OptimizerHooks):
             {"state": {0: {"step": tensor(3.), "exp_avg": tensor, "exp_avg_sq": tensor}, 1: ...},
              "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), ..., "params": [0, 1, ...]}]}
 
-        "step" is a float32 0-d tensor, as torch 2.14 stores it (the optimizer counts in int64
-        and this is a float32 copy of its count); SGD keeps "momentum_buffer" per parameter (none
+        "step" is a float32 0-d tensor (float64 under a float64 default dtype), as PyTorch's; SGD keeps "momentum_buffer" per parameter (none
         without momentum); Adam keeps both moments (and "max_exp_avg_sq" with amsgrad); RMSprop
         "square_avg" (and "momentum_buffer", "grad_avg"). Parameters that never had an update
         have no entry, or an empty one once optimizer.state[p] was read (state is a defaultdict).
@@ -701,11 +707,7 @@ class Optimizer(OptimizerHooks):
             for p in g["params"]:
                 st = self.state.get(p)
                 if st is not None:   # an empty entry too (a read of optimizer.state[p]), as PyTorch's
-                    entry = dict(st)
-                    step = entry.get("step")
-                    if isinstance(step, Tensor) and step.dtype == "int64":
-                        entry["step"] = step.detach().float()
-                    state[index] = entry
+                    state[index] = dict(st)
                 numbers.append(index)
                 index += 1
             saved = {k: v for k, v in g.items() if k != "params"}
@@ -761,10 +763,12 @@ class Optimizer(OptimizerHooks):
                 if arr is None:
                     continue
                 arr = arr._values() if isinstance(arr, Tensor) else np.asarray(arr)
-                if sname == "step" or (arr.ndim == 0 and arr.dtype.kind in "iu"):
-                    arr = np.asarray(arr, dtype=np.float64).round().astype(np.int64)  # PyTorch keeps float steps
-                elif sname in self._SCALAR_STATE and arr.size == 1:
-                    arr = arr.reshape(()).astype(self._SCALAR_STATE[sname])
+                if sname == "step":  # kept as saved (PyTorch's), a float32 count unless float64
+                    arr = arr.astype(arr.dtype if arr.dtype in (np.float32, np.float64) else scalar_dtype())
+                elif arr.ndim == 0 and arr.dtype.kind in "iu":
+                    arr = np.asarray(arr, dtype=np.int64)
+                elif sname in self._SCALAR_STATE and arr.size == 1:  # PyTorch's: the parameter's dtype
+                    arr = arr.reshape(()).astype(p.dtype)
                 elif tuple(arr.shape) != self._state_shape(p, sname):
                     want = self._state_shape(p, sname)
                     raise _C.ShapeError(

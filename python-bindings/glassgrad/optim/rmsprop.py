@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _args
-from .optimizer import Optimizer, _op_multi, refuse_differentiable
+from .optimizer import Optimizer, _op_multi, refuse_differentiable, scalar_dtype
 
 
 class RMSprop(Optimizer):
@@ -45,7 +45,7 @@ class RMSprop(Optimizer):
     def _update(self, p, group) -> None:
         st = self._state_for(p)
         if not st:
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
             st["square_avg"] = self._zeros_state(p, "square_avg")
         if group["momentum"] > 0 and "momentum_buffer" not in st:
             st["momentum_buffer"] = self._zeros_state(p, "momentum_buffer")

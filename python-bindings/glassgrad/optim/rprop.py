@@ -4,7 +4,7 @@ from .. import _C, _args
 from ..functional import where
 from ._composed import advance_step
 from .._tensor import _op
-from .optimizer import Optimizer, refuse_differentiable
+from .optimizer import Optimizer, refuse_differentiable, scalar_dtype
 
 
 class Rprop(Optimizer):
@@ -47,7 +47,7 @@ class Rprop(Optimizer):
     def _update(self, p, group) -> None:
         st = self._state_for(p)
         if not st:  # PyTorch's entries in its order; step_size starts at the group's lr
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
+            st["step"] = self._zeros_state(p, "step", dtype=scalar_dtype(), shape=[])
             st["prev"] = self._zeros_state(p, "prev")
             st["step_size"] = self._zeros_state(p, "step_size", value=float(group["lr"]))
         etaminus, etaplus = group["etas"]
