@@ -26,9 +26,11 @@ def _label_counts(target, classes: int, rows: int, where_: str) -> np.ndarray:
             if v == -1:
                 break
             if not 0 <= v < classes:
-                raise _C.GlassgradIndexError(f"{where_}: target {int(v)} in row {n} is out of range for {classes} "
-                                             f"classes\n  fix: class indices in [0, {classes}), then -1 to end the "
-                                             f"row's targets")
+                # PyTorch's RuntimeError ("argument #2 'target' is out of range"), an IndexError too
+                raise _args.OutOfRangeError(f"{where_}: argument #2 'target' is out of range: target {int(v)} in row {n} "
+                                            f"is out of range for {classes} "
+                                            f"classes\n  fix: class indices in [0, {classes}), then -1 to end the "
+                                            f"row's targets")
             counts[n, v] += 1
     return counts
 

@@ -83,3 +83,13 @@ def test_poisson_nll_full_target_gradient_is_pytorchs():
     assert math.isnan(g[0])
     np.testing.assert_allclose(g[1:], [-1.0, -2.0 + math.log(3.0) + 0.5 / 3.0], rtol=1e-6)
     np.testing.assert_allclose(x.grad.numpy(), [math.exp(0.5), math.exp(1.0) - 1.0, math.exp(2.0) - 3.0], rtol=1e-6)
+
+
+def test_glu_halves_an_empty_dim_and_multilabel_margin_targets_out_of_range_are_runtime_errors():
+    x = torch.zeros(0, 4, requires_grad=True)
+    y = F.glu(x, 0)  # dim 0 of size 0 halves into two empty pieces
+    assert tuple(y.shape) == (0, 4)
+    y.sum().backward()
+    assert tuple(x.grad.shape) == (0, 4)
+    with pytest.raises(RuntimeError, match=r"argument #2 'target' is out of range"):
+        F.multilabel_margin_loss(torch.zeros(1, 4), torch.tensor([[3, 0, 4, 1]]))
