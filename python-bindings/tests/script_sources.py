@@ -80,6 +80,10 @@ REPOSITORIES = {
     "pytorch-GAT": "github.com/gordicaleksa/pytorch-GAT",
     "pytorch-original-transformer": "github.com/gordicaleksa/pytorch-original-transformer",
     "nlp_course": "github.com/yandexdataschool/nlp_course",
+    "cleanrl": "github.com/vwxyzjn/cleanrl",
+    "pytorch_resnet_cifar10": "github.com/akamaster/pytorch_resnet_cifar10",
+    "a-PyTorch-Tutorial-to-Transformers": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Transformers",
+    "a-PyTorch-Tutorial-to-Sequence-Labeling": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Sequence-Labeling",
 }
 
 
