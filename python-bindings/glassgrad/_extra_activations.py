@@ -56,7 +56,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if n % 2:
         raise _C.ShapeError(f"glu: Halving dimension must be even, but dimension {d} is size {n}\n"
                             f"  fix: give dimension {d} an even size (the first half gates by the second)")
-    a, b = input.narrow(d, 0, n // 2), input.narrow(d, n // 2, n // 2)  # (split gives one piece of an empty dim)
+    # narrow, not split: split gives one piece of an empty dim (mypy does not see Tensor.narrow)
+    a, b = input.narrow(d, 0, n // 2), input.narrow(d, n // 2, n // 2)  # type: ignore[attr-defined]
     return _math.binary("Mul", a, b.sigmoid(), None, _math.torch_node("GluBackward0", input))
 
 

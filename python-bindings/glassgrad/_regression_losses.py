@@ -111,7 +111,7 @@ def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool =
     if full:
         # PyTorch's term, taken on the target as it is and masked to 0 where target <= 1: a target
         # that requires grad gets PyTorch's gradient there, nan at 0 (0 times log 0's infinities)
-        stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5
+        stirling = t * t.log() - t + (t * (2 * math.pi)).log() * 0.5  # type: ignore[attr-defined, operator]
         loss = loss + where(t > 1, stirling, 0.0)
     return _reduce(loss, reduction)
 
