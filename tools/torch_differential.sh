@@ -9,6 +9,8 @@
 #                                      dtypes, gradients), type promotion, subgradients at kinks and ties
 #   test_torch_signatures.py           every layer, F function, optimizer and scheduler signature, and
 #                                      how every layer prints
+#   test_torch_functional_sweep_*.py   torch.nn.functional over argument forms, dtypes and layouts:
+#                                      values, gradients and error classes (tests/functional_sweep.py)
 # CI's environment never installs torch, so there the tests skip;
 # this script is how it runs.
 #
@@ -30,4 +32,5 @@ if ! ls python-bindings/glassgrad/_C*.so >/dev/null 2>&1; then bash tools/dev_bu
 "$py" -c 'import torch, sys; print(f"torch {torch.__version__}, python {sys.version.split()[0]}")'
 PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py \
   python-bindings/tests/test_torch_differential_tensor.py python-bindings/tests/test_torch_surface.py \
-  python-bindings/tests/test_torch_signatures.py "$@"
+  python-bindings/tests/test_torch_signatures.py python-bindings/tests/test_torch_functional_sweep_spatial.py \
+  python-bindings/tests/test_torch_functional_sweep_losses.py "$@"
