@@ -93,3 +93,17 @@ def test_glu_halves_an_empty_dim_and_multilabel_margin_targets_out_of_range_are_
     assert tuple(x.grad.shape) == (0, 4)
     with pytest.raises(RuntimeError, match=r"argument #2 'target' is out of range"):
         F.multilabel_margin_loss(torch.zeros(1, 4), torch.tensor([[3, 0, 4, 1]]))
+
+
+@pytest.mark.parametrize("layer", [nn.RNN, nn.LSTM, nn.GRU])
+@pytest.mark.parametrize("dtype, state_dtype", [(torch.float32, torch.float16), (torch.float64, torch.float32),
+                                                (torch.float32, torch.bfloat16)])
+def test_recurrent_initial_state_of_another_dtype_is_refused(layer, dtype, state_dtype):
+    m = layer(3, 4).to(dtype)
+    h = torch.zeros(1, 2, 4, dtype=state_dtype)
+    state = (h, torch.zeros(1, 2, 4, dtype=dtype)) if layer is nn.LSTM else h
+    with pytest.raises(RuntimeError, match="must have the same dtype"):
+        m(torch.ones(5, 2, 3, dtype=dtype), state)
+    y, _ = layer(3, 4).to(state_dtype)(torch.ones(5, 2, 3, dtype=state_dtype),
+                                       (h, h) if layer is nn.LSTM else h)  # matching dtypes run
+    assert y.dtype == state_dtype

@@ -234,7 +234,11 @@ class RNNBase(Module):
         batch = batch_sizes[0] if batch_sizes is not None else x.shape[1]  # x is time-major here
         return (self.num_layers * self._directions(), batch, size)
 
-    def _check_hidden(self, hx: Tensor, expected, what: str = "hidden") -> None:
+    def _check_hidden(self, hx: Tensor, expected, x: Tensor, what: str = "hidden") -> None:
+        # PyTorch's matmul refuses the mix ('must have the same dtype'), half ones too; autocast casts both
+        if hx.dtype != x.dtype and not any(_autocast.state.enabled.values()):
+            raise _C.DTypeError(f"{layer_name(self)}: {what} and input must have the same dtype, but got "
+                                f"{_dtypes.plain(hx.dtype)} and {_dtypes.plain(x.dtype)}\n  fix: h0.to(x.dtype)")
         if tuple(hx.shape) != tuple(expected):
             raise RecurrentShapeError(
                 f"{layer_name(self)}: Expected {what} size {tuple(expected)}, got {list(hx.shape)}\n"
@@ -315,11 +319,11 @@ class RNNBase(Module):
                                                   f"{type(hx).__name__}\n  fix: lstm(x, (h0, c0)), or lstm(x) for zeros")
                 h, c = hx
                 h, c = select_batch(h, sorted_indices), select_batch(c, sorted_indices)
-                self._check_hidden(h, expected_h, "hidden[0]")
-                self._check_hidden(c, expected_c, "hidden[1]")
+                self._check_hidden(h, expected_h, time_major, "hidden[0]")
+                self._check_hidden(c, expected_c, time_major, "hidden[1]")
             else:
                 h, c = select_batch(hx, sorted_indices), None
-                self._check_hidden(h, expected_h)
+                self._check_hidden(h, expected_h, time_major)
         y, h_n, c_n = self._run(time_major, h, c, batch_sizes)
         h_n = select_batch(h_n, unsorted_indices)
         c_n = select_batch(c_n, unsorted_indices) if c_n is not None else None
