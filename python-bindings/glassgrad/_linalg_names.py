@@ -2,7 +2,7 @@
 methods, over glassgrad.linalg (docs/linalg.md)."""
 from __future__ import annotations
 
-from . import _autocast
+from . import _autocast, _output_numbers
 from ._tensor import Tensor
 from typing import NamedTuple
 
@@ -48,6 +48,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) 
     U, S, Vh = _spectral.svd(input, full_matrices=not some)
     if not compute_uv:
         return into_each(out, _SvdResult(U.detach() * 0, S, Vh.detach().transpose(-1, -2) * 0), "svd")
+    _output_numbers.number((U, S))  # V is a view of linalg.svd's Vh: output 0 of its own node
     return into_each(out, _SvdResult(U, S, Vh.transpose(-1, -2)), "svd")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Optional, Tuple
 
-from . import _C, _args, _trace
+from . import _C, _args, _output_numbers, _trace
 from ._arranging import transpose
 from ._math import sub
 from ._reductions import mean
@@ -67,7 +67,8 @@ def svd_lowrank(A: Tensor, q: Optional[int] = 6, niter: Optional[int] = 2,
         _args.integer(niter, "niter", "svd_lowrank", minimum=0)
     X = A if M is None else sub(A, M)
     U, S, Vh = svd(X, full_matrices=False)
-    return U[..., :k], S[..., :k], transpose(Vh[..., :k, :], -2, -1)
+    U, S = _output_numbers.number((U[..., :k], S[..., :k]))  # V: a view of Vh, output 0 of its node
+    return U, S, transpose(Vh[..., :k, :], -2, -1)
 
 
 def pca_lowrank(A: Tensor, q: Optional[int] = None, center: bool = True,

@@ -7,14 +7,16 @@ from __future__ import annotations
 import weakref
 from typing import Dict, Tuple
 
-from . import _C
+from . import _C, _output_numbers
 
 # id(tensor) -> (a weak reference to it, PyTorch's op name, output index); an entry leaves with its tensor
 _OUTPUTS: Dict[int, Tuple[weakref.ref, str, int]] = {}
 
 
 def mark(outputs: tuple, op: str) -> tuple:
-    """outputs (the views `op` returned), registered where autograd records them."""
+    """outputs (the views `op` returned), registered where autograd records them (and numbered:
+    Tensor.output_nr)."""
+    _output_numbers.number(outputs)
     if outputs and _C.grad_enabled() and outputs[0]._h.requires_grad:
         for i, t in enumerate(outputs):
             key = id(t)

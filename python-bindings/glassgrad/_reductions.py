@@ -19,7 +19,7 @@ import warnings
 from collections import namedtuple
 from typing import Optional
 
-from . import _C, _autocast, _dtypes, _math, _trace
+from . import _C, _autocast, _dtypes, _math, _output_numbers, _trace
 from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
@@ -179,8 +179,8 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     node VarMeanBackward0."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     node = "VarMeanBackward0"
-    return var_mean_result(_var(input, dim, unbiased, keepdim, correction, node),
-                           _mean_named(input, dim, keepdim, node))
+    return _output_numbers.number(var_mean_result(_var(input, dim, unbiased, keepdim, correction, node),
+                                                  _mean_named(input, dim, keepdim, node)))
 
 
 def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -188,7 +188,8 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     node StdMeanBackward0."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     node = "StdMeanBackward0"
-    return std_mean_result(_std(input, dim, unbiased, keepdim, correction, node), _mean_named(input, dim, keepdim, node))
+    return _output_numbers.number(std_mean_result(_std(input, dim, unbiased, keepdim, correction, node),
+                                                  _mean_named(input, dim, keepdim, node)))
 
 
 # ---- extrema ------------------------------------------------------------------------------------

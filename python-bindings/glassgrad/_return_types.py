@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Dict, Sequence
 
+from . import _output_numbers
+
 _TYPES: Dict[str, type] = {}
 
 
@@ -18,8 +20,13 @@ def return_type(name: str, fields: Sequence[str] = ("values", "indices")) -> typ
             body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
             return f"glassgrad.return_types.{name}(\n{body})"
 
-        made = type(name, (namedtuple(name, list(fields)),),
-                    {"__slots__": (), "__repr__": __repr__, "__module__": __name__, "__qualname__": name})
+        base = namedtuple(name, list(fields))  # type: ignore[misc]  # one type per name, made on first use
+
+        def __new__(cls, *args, **kwargs):  # the results of one PyTorch node: Tensor.output_nr
+            return _output_numbers.number(base.__new__(cls, *args, **kwargs))
+
+        made = type(name, (base,), {"__slots__": (), "__new__": __new__, "__repr__": __repr__, "__module__": __name__,
+                                    "__qualname__": name})
         _TYPES[name] = made
         globals()[name] = made
     return made

@@ -19,7 +19,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _elementwise_layout, _node_inputs, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
+from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
 from . import _no_grad_views
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
@@ -1181,6 +1181,12 @@ class Tensor:
         """Whether gradients stop at this tensor (Tensor.is_leaf): it was made directly (data,
         parameters), or, as PyTorch counts it, computed from tensors that require no gradient."""
         return self._h.is_leaf or not self._h.requires_grad
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (Tensor.output_nr): 0 but for the later
+        results of a function PyTorch computes as one node of several outputs (_output_numbers)."""
+        return _output_numbers.output_nr(self)
 
     @property
     def grad_fn(self) -> Optional["_GradFn"]:

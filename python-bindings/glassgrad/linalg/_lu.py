@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .._factories import arange, eye
+from .. import _output_numbers
 from .._tensor import Tensor
 from ..functional import gather, where
 from ._checks import (into, into_each, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
@@ -175,7 +176,10 @@ def slogdet(A: Tensor, *, out=None) -> SlogDet:
     if pivots.ndim == swaps.ndim:  # 0x0 matrices: det 1
         return into_each(out, SlogDet(pivots, swaps), "linalg.slogdet")
     sign = (1 - 2 * swaps.remainder(2)) * pivots.sign().prod(-1)
-    return into_each(out, SlogDet(sign.detach(), pivots.abs().log().sum(-1)), "linalg.slogdet")
+    logabsdet = pivots.abs().log().sum(-1)
+    if logabsdet.requires_grad:
+        _output_numbers.number_at(logabsdet, 1)
+    return into_each(out, SlogDet(sign.detach(), logabsdet), "linalg.slogdet")
 
 
 def logdet(A: Tensor) -> Tensor:

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import _output_numbers
 from .._factories import eye
 from .._tensor import Tensor, tensor
 from ..functional import gather, where
@@ -99,7 +100,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     U = LU_data[..., :k, :].triu()
     order = _order(LU_pivots, m)  # P^T A = A[order]: P^T = I[order], P = I[order]^T
     Pt = gather(Im.expand(*order.shape, m), -2, order.unsqueeze(-1).expand(*order.shape, m))
-    return into_each(out, PLU(Pt.transpose(-1, -2), L, U), "lu_unpack")
+    return into_each(out, _output_numbers.number(PLU(Pt.transpose(-1, -2), L, U)), "lu_unpack")
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:

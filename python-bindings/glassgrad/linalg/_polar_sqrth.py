@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .. import _C
+from .. import _C, _output_numbers
 from .._tensor import Tensor
 from ._checks import check_matrix, into, into_each
 from ._spectral import eigh, svd
@@ -40,7 +40,7 @@ def polar(A: Tensor, *, out=None) -> Polar:
     if m < n:
         raise _C.ShapeError(f"linalg.polar: input must have at least as many rows as columns, but got {m} by {n} "
                             f"matrices\n  fix: polar(A.mT) gives A^T = U H, so A = H U^T")
-    return into_each(out, Polar(*_factors(*svd(A, full_matrices=False))))
+    return into_each(out, _output_numbers.number(Polar(*_factors(*svd(A, full_matrices=False)))))
 
 
 def _factors(W, S, Vh):

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _output_numbers
 from .._factories import arange, eye, zeros
 from .._tensor import Tensor, tensor
 from ..functional import where
@@ -50,10 +50,10 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QR:
     Q, R = _householder(A)
     k = min(m, n)
     if mode == "complete":
-        return into_each(out, QR(Q, R), "linalg.qr")
+        return into_each(out, _output_numbers.number(QR(Q, R)), "linalg.qr")
     if mode == "r":
-        return into_each(out, QR(zeros(0, dtype=A.dtype, device=A.device), R[..., :k, :]), "linalg.qr")
-    return into_each(out, QR(Q[..., :, :k], R[..., :k, :]), "linalg.qr")
+        return into_each(out, _output_numbers.number(QR(zeros(0, dtype=A.dtype, device=A.device), R[..., :k, :])), "linalg.qr")
+    return into_each(out, _output_numbers.number(QR(Q[..., :, :k], R[..., :k, :])), "linalg.qr")
 
 
 def _full_rank_qr(A: Tensor, fn: str, rtol=None):
@@ -172,4 +172,4 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
         singular_values = svdvals(A.detach()) if min(m, n) else zeros(*A.shape[:-2], 0, dtype=A.dtype, device=A.device)
     else:
         singular_values = empty
-    return Lstsq(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
+    return _output_numbers.number(Lstsq(X.squeeze(-1) if vector else X, residuals, rank, singular_values))

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _output_numbers
 from .._dtypes import plain
 from .._factories import eye
 from .._tensor import Tensor, tensor
@@ -72,7 +72,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> Eigh:
     read = A.triu() + _mT(A.triu(1)) if UPLO == "U" else A.tril() + _mT(A.tril(-1))
     sym = (A + _mT(A)) * 0.5  # the gradient is that of the symmetric matrix, as PyTorch's
     L, V = _Eigh.apply(read.detach() + (sym - sym.detach()))
-    return into_each(out, Eigh(L, V), "linalg.eigh")
+    return into_each(out, _output_numbers.number(Eigh(L, V)), "linalg.eigh")
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
@@ -107,6 +107,24 @@ class _Svd(Function):
         return g
 
 
+class _SvdFull(Function):
+    """linalg.svd(full_matrices=True) as PyTorch differentiates it: the gradients of U's columns
+    and Vh's rows beyond min(m, n) are ignored (any orthonormal completion would do), the rest is
+    the reduced SVD's backward."""
+    @staticmethod
+    def forward(ctx, A):
+        u, s, vh = np.linalg.svd(_host(A), full_matrices=True)
+        k = s.shape[-1]
+        U, S, Vh = _back(u, A), _back(s, A), _back(vh, A)
+        ctx.save_for_backward(U[..., :, :k], S, Vh[..., :k, :])
+        return U, S, Vh
+
+    @staticmethod
+    def backward(ctx, gU, gS, gVh):
+        k = ctx.saved_tensors[1].shape[-1]
+        return _Svd.backward(ctx, gU[..., :, :k], gS, gVh[..., :k, :])
+
+
 class Svd(NamedTuple):
     U: Tensor
     S: Tensor
@@ -114,17 +132,16 @@ class Svd(NamedTuple):
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> Svd:
-    """torch.linalg.svd: A = U diag(S) Vh, S descending. Gradients for full_matrices=False (PyTorch
-    too refuses to differentiate the extra columns of full_matrices=True); driver is ignored."""
+    """torch.linalg.svd: A = U diag(S) Vh, S descending; with full_matrices=True the gradients of
+    the extra columns of U (rows of Vh) are ignored, as PyTorch documents. driver is ignored."""
     check_matrix(A, "svd", square=False)
     if full_matrices:
         if A.requires_grad:
-            raise _C.UnsupportedError("linalg.svd: gradients need full_matrices=False (the extra singular vectors "
-                                      "are not unique)\n  fix: linalg.svd(A, full_matrices=False)")
+            return into_each(out, _output_numbers.number(Svd(*_SvdFull.apply(A))), "linalg.svd")
         u, s, vh = np.linalg.svd(_host(A), full_matrices=True)
-        return into_each(out, Svd(_back(u, A), _back(s, A), _back(vh, A)), "linalg.svd")
+        return into_each(out, _output_numbers.number(Svd(_back(u, A), _back(s, A), _back(vh, A))), "linalg.svd")
     U, S, Vh = _Svd.apply(A)
-    return into_each(out, Svd(U, S, Vh), "linalg.svd")
+    return into_each(out, _output_numbers.number(Svd(U, S, Vh)), "linalg.svd")
 
 
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
