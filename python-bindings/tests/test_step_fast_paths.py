@@ -557,8 +557,14 @@ def test_relu_by_dtype():
     assert h.dtype == gg.bfloat16 and h.tolist() == [0.0, 3.0]
     i = gg.nn.functional.relu(gg.tensor([-3, 4], dtype=gg.int32))
     assert i.dtype == gg.int32 and i.tolist() == [0, 4]
-    with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+    with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu") as refused:
         gg.nn.functional.relu(gg.tensor([True, False]))
+    # the ReLU rule's refusal, which sends a non-floating input to this path, is not chained to it
+    assert refused.value.__context__ is None and refused.value.__cause__ is None
+    u = gg.nn.functional.relu(gg.tensor([0, 7], dtype=gg.uint8))
+    assert u.dtype == gg.uint8 and u.tolist() == [0, 7]
+    with pytest.raises(AttributeError, match="'list' object has no attribute '_h'"):
+        gg.nn.functional.relu([1.0, -1.0])
 
 
 def test_a_batch_slice_makes_few_python_calls():
