@@ -131,6 +131,11 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
                             f"channel: ({out_h} x {out_w}). Output size is too small\n  input:  {list(input.shape)}"
                             f"\n  weight: {list(weight.shape)}  stride {s}, padding {p}, dilation {d}\n  fix: less "
                             f"padding, or a larger input or kernel")
+    if n == 0:  # the op's rule wants a batch >= 1: the empty output, zero gradients (_empty_batch.py)
+        from ._empty_batch import empty_batch_result
+        if bias is not None and (not isinstance(bias, Tensor) or tuple(bias.shape) != (weight.shape[1] * groups,)):
+            return conv_transpose2d(input[:1], weight, bias, s, p, op, groups, d)  # (raises the bias's error)
+        return empty_batch_result((0, weight.shape[1] * groups, out_h, out_w), input, input, weight, bias)
     top, bottom, extra_h = _geometry_padding(p[0], s[0], op[0])
     left, right, extra_w = _geometry_padding(p[1], s[1], op[1])
     attrs["padding"] = [top, bottom, left, right]

@@ -1814,6 +1814,8 @@ class Tensor:
     def softmax(self, dim: int, dtype=None):
         """softmax along dim (Tensor.softmax: dim is required, as PyTorch's), after converting to
         dtype when given."""
+        if type(dim) is not int:  # PyTorch's parser: an int (NumPy's too), not a bool, tuple or float
+            dim = _args.integer(dim, "dim", "softmax")
         x = self.astype(dtype) if dtype is not None else self
         return _op("Softmax", [x], {"dim": dim})
 
@@ -1821,6 +1823,8 @@ class Tensor:
     def log_softmax(self, dim: int, dtype=None):
         """log_softmax along dim (Tensor.log_softmax: dim is required, as PyTorch's), after
         converting to dtype when given."""
+        if type(dim) is not int:  # as softmax's
+            dim = _args.integer(dim, "dim", "log_softmax")
         x = self.astype(dtype) if dtype is not None else self
         return _op("LogSoftmax", [x], {"dim": dim})
 

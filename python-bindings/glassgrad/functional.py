@@ -285,8 +285,14 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     if bias is None and _C.grad_enabled() and ((isinstance(weight, Tensor) and weight._h.requires_grad)
                                                or (isinstance(input, Tensor) and input._h.requires_grad)):
         attrs = {**attrs, "torch_operands": _CONV_WITHOUT_BIAS}  # (a copy: the remembered attrs are shared)
-    if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every conv of every step)
-        return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)
+    if isinstance(input, Tensor):
+        shape = input._h.shape
+        if len(shape) == 3:  # on_batch_of_one, written out (every conv of every step)
+            return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)
+        if len(shape) == 4 and not shape[0]:  # the kernels' rules want a batch >= 1 (_empty_batch.py)
+            from ._empty_batch import empty_batch_result
+            y = _op("Conv2D", [input] + rest, attrs)  # (its shape rule checks the arguments)
+            return empty_batch_result(y._h.shape, y, input, weight, bias)
     return _op("Conv2D", [input] + rest, attrs)
 
 
