@@ -96,6 +96,7 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
     if (need < best_need) best_need = need, best_segments = segments;  // the smallest seen
     if (need <= opts.memory_budget) {
       p.signature = sig;
+      p.unlimited_need = plain_need;
       size_t kept = 0;
       for (ValueId v : checkpoints) kept += graph.value(v).info.nbytes() >= 64 * 1024 ? 1 : 0;
       p.notes = "checkpointing: " + std::to_string(kept) + " checkpoints, " + std::to_string(p.recomputed_steps) +

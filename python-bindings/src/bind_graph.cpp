@@ -85,6 +85,10 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("signature", [](const Plan& p) { return p.signature; })
       .def_property_readonly("notes", [](const Plan& p) { return p.notes; })
       .def_property_readonly("recomputed_steps", [](const Plan& p) { return p.recomputed_steps; })
+      .def_property_readonly(
+          "unlimited_need", [](const Plan& p) { return p.unlimited_need; },
+          "A plan checkpointed to fit a memory budget: the bytes (arena + outputs) the plan without checkpointing "
+          "needs; 0 for a plan not checkpointed.")
       .def_property_readonly("steps", [](const Plan& p) {
         py::list out;
         for (const auto& st : p.steps) {

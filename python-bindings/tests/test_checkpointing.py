@@ -109,8 +109,8 @@ def test_each_explicit_budget_gets_a_plan_that_fits_it():
 
 
 def test_a_cached_plan_over_a_smaller_limit_is_not_reused():
-    # Limits derived from set_memory_limit key the plan cache in whole MiB; a plan cached for a
-    # larger limit in the same MiB must be replaced, not run over the smaller one.
+    # Every limit derived from set_memory_limit shares one plan-cache key; a plan cached for a
+    # larger limit must be replaced, not run over the smaller one.
     model, _, step, x, y = _setup()
     step(x, y)
     plain = gg.memory_report(step, x, y)

@@ -1,10 +1,11 @@
 """Values kept for a later plan (docs/architecture.md, "Values realized before backward") under a
-memory limit whose room moves between steps. A budget derived from the limit is part of the
-plan-cache key in whole MiB, so the step after the one that learnt what to keep (its optimizer
-state, or any other tensor, now held) looks its plans up under another key; those plans must keep
-the same values. Before, that step computed the forward again, and glassgrad.compile captured
-and replayed it so: a DCGAN iteration ran the generator's transposed convolutions twice under any
-limit, 8% slower on a GPU."""
+memory limit whose room moves between steps (the step after the one that learnt what to keep holds
+its optimizer state, or any other tensor): the plans that step runs must keep the same values.
+While a budget derived from the limit was part of the plan-cache key in whole MiB, that step
+looked its plans up under another key and computed the forward again, and glassgrad.compile
+captured and replayed it so: a DCGAN iteration ran the generator's transposed convolutions twice
+under any limit, 8% slower on a GPU. The key no longer carries such a budget ("Plans under a
+memory limit"); test_plan_cache_under_memory_limit.py holds the cache to that."""
 import numpy as np
 
 import glassgrad as gg

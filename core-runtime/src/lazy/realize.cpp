@@ -56,6 +56,17 @@ std::vector<ValueId> kept_ids_of(const Export& ex, const std::vector<KeptSlot>& 
 // (debug::check_memory_limit) counts them so, and a plan chosen to fit must too.
 int output_copies_for(const Device& d) { return d.is_cuda() && cuda_graphs_enabled() ? 2 : 1; }
 
+// Whether a cached plan serves a realize under `budget` (0: none). A key covers a range of budgets
+// (planning_key: all of them under a memory limit), so the plan serves while it fits; one
+// checkpointed for a smaller budget (Plan::unlimited_need) is replaced once the budget has room for
+// the plan without checkpointing, which a loop whose held memory fell back would otherwise never
+// run again.
+bool suits(const Plan& plan, size_t budget, int output_copies) {
+  if (budget == 0) return true;
+  if (plan.unlimited_need != 0 && plan.unlimited_need <= budget) return false;
+  return plan_budget_bytes(plan, output_copies) <= budget;
+}
+
 struct PlanCache {
   static constexpr size_t kCapacity = 256;
   std::unordered_map<uint64_t, std::list<std::pair<uint64_t, CachedPlan>>::iterator> index;
@@ -68,10 +79,8 @@ struct PlanCache {
   // `trace`: the key less the budget's part (planning_key).
   const CachedPlan& get(Export& ex, uint64_t trace, uint64_t key, size_t budget, int output_copies) {
     auto it = index.find(key);
-    // A key covers a range of budgets (planning_key): a cached plan made for a larger budget in
-    // the range is used only if it fits this one, otherwise it is replaced.
     if (it != index.end() && !it->second->second.keep_changed &&
-        (budget == 0 || plan_budget_bytes(*it->second->second.plan, output_copies) <= budget)) {
+        suits(*it->second->second.plan, budget, output_copies)) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
@@ -82,11 +91,10 @@ struct PlanCache {
       lru.erase(it->second);
       index.erase(it);
     }
-    // What the trace's plans under other budgets learned to keep holds for this one too (the
-    // slots are the trace's): a budget derived from a memory limit moves with the memory held,
-    // and the step after the one that asked (its optimizer state now held) looks up another key.
-    // Without this, that step computed the forward again, and glassgrad.compile replayed its
-    // capture so for good (docs/architecture.md, "Values realized before backward").
+    // What the trace's plans under other keys (no limit, a limit, an explicit budget) learned to
+    // keep holds for this one too (the slots are the trace's): a plan compiled after the limit
+    // changed would otherwise compute the forward again once more, and glassgrad.compile, had it
+    // captured that call, replay it so for good (docs/architecture.md, "Values realized before backward").
     for (const auto& other : lru) {
       if (other.second.trace != trace) continue;
       for (const KeptSlot& slot : other.second.keep) {
@@ -548,11 +556,14 @@ size_t memory_budget_for(const Device& d) {
 }
 // The plan-cache key of a budget. An explicit budget (set_memory_budget: compile(memory_limit=))
 // keys to the byte. One derived from the allocator's limit moves with the memory held between
-// steps, so it keys in whole MiB: a loop whose held memory barely moves keeps its plan, and a
-// cached plan is reused only while it fits the current budget (PlanCache::get).
+// steps (a loop's optimizer state, the losses it appends), so every such budget shares one key:
+// a trace has one plan (and executor, and CUDA graphs) under a limit, used while it fits the
+// current budget and replaced only when it does not, or when the plan without checkpointing fits
+// again (PlanCache::get, suits; docs/architecture.md, "Plans under a memory limit"). Keyed by the
+// budget, each MiB the held memory crossed compiled every plan of the step again.
 uint64_t planning_key(size_t budget) {
   if (budget == 0) return 0;
-  return g_budget ? budget + 1 : (uint64_t(1) << 63) | ((budget >> 20) + 1);
+  return g_budget ? budget + 1 : uint64_t(1) << 63;
 }
 
 bool plan_only() { return g_plan_only; }

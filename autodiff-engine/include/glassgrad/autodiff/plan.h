@@ -76,6 +76,9 @@ struct Plan {
   uint64_t signature = 0;
   std::string notes;    // what the compiler decided, e.g. "checkpointing: 6 segments, 40 nodes recomputed"
   int recomputed_steps = 0;
+  // A plan checkpointed to fit CompileOptions::memory_budget: what the plan without checkpointing
+  // needs (plan_budget_bytes). 0 for a plan that is not checkpointed.
+  size_t unlimited_need = 0;
 
   // The slot that owns `slot`'s memory: itself, or the end of its chain of View bases.
   int root_slot(int slot) const;
