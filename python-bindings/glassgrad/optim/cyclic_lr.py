@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any, Callable, Dict, List, Optional
 
 from .. import _args
-from .lr_scheduler import LRScheduler, _check_optimizer, _cycled_momenta, _per_group, _set_momentum
+from .lr_scheduler import LRScheduler, _check_optimizer, _cycled_momenta, _number, _per_group, _set_momentum
 from .optimizer import Optimizer
 
 
@@ -30,15 +30,16 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
 
         def rate(v, name):
-            return _args.real(v, name, where, minimum=0.0, fix="base_lr=0.001, max_lr=0.1 (or one per group)")
+            return _number(v, name, where, fix="base_lr=0.001, max_lr=0.1 (or one per group)")
         base_lrs = _per_group("base_lr", optimizer, base_lr, where, rate)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
                 group["lr"] = lr
         self.max_lrs = _per_group("max_lr", optimizer, max_lr, where, rate)
-        up = _args.real(step_size_up, "step_size_up", where, minimum=0.0, above=True, fix="step_size_up=2000")
-        down = up if step_size_down is None else _args.real(step_size_down, "step_size_down", where, minimum=0.0,
-                                                             fix="step_size_down=None (the same as step_size_up)")
+        # unchecked in PyTorch: sizes adding up to 0 divide by zero below, as there
+        up = float(_number(step_size_up, "step_size_up", where, fix="step_size_up=2000"))
+        down = up if step_size_down is None else float(_number(step_size_down, "step_size_down", where,
+                                                               fix="step_size_down=None (the same as step_size_up)"))
         self.total_size = up + down
         self.step_ratio = up / self.total_size
         if scale_fn is None:
@@ -49,7 +50,7 @@ class CyclicLR(LRScheduler):
         self.mode = mode
         self.gamma = _args.real(gamma, "gamma", where, fix="gamma=1.0")
         self._scale_fn_custom = scale_fn
-        self.scale_mode = _args.choice(scale_mode, "scale_mode", where, ("cycle", "iterations"))
+        self.scale_mode = scale_mode  # PyTorch's: 'cycle', and any other value counts iterations
         self._init_scale_fn()
         self.cycle_momentum = _args.flag(cycle_momentum, "cycle_momentum", where)
         if self.cycle_momentum:

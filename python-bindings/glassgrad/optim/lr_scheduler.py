@@ -99,8 +99,8 @@ def _cycled_momenta(where: str, optimizer: Optimizer, base_momentum, max_momentu
             f"  fix: cycle_momentum=False, or an optimizer with momentum (SGD, RMSprop) or betas (Adam, AdamW)")
     use_beta1 = "betas" in optimizer.defaults
 
-    def momentum(v, name):
-        return _args.real(v, name, where, minimum=0.0, maximum=1.0)
+    def momentum(v, name):  # unchecked in PyTorch
+        return _number(v, name, where)
     tops = _per_group("max_momentum", optimizer, max_momentum, where, momentum)
     bases = _per_group("base_momentum", optimizer, base_momentum, where, momentum)
     if last_epoch == -1:
@@ -112,12 +112,20 @@ def _cycled_momenta(where: str, optimizer: Optimizer, base_momentum, max_momentu
 
 
 def _milestones(value, where: str) -> List[int]:
-    """Epoch numbers: a list (or any iterable but a string) of ints >= 0."""
+    """Epoch numbers: a list (or any iterable but a string) of numbers. PyTorch takes any (a
+    negative or fractional milestone is never reached, an epoch before 0 is)."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        _args.fail(where, "milestones", "a list of epoch numbers (ints >= 0)", value, fix="milestones=[30, 80]",
+        _args.fail(where, "milestones", "a list of epoch numbers", value, fix="milestones=[30, 80]",
                    type_error=True)
-    return [_args.integer(m, f"milestones[{i}]", where, minimum=0, fix="milestones=[30, 80]")
-            for i, m in enumerate(value)]
+    return [_number(m, f"milestones[{i}]", where, fix="milestones=[30, 80]") for i, m in enumerate(value)]
+
+
+def _number(value, name: str, where: str, fix: str = ""):
+    """A number PyTorch's scheduler takes unchecked (StepLR's step_size, PolynomialLR's
+    total_iters, ...), kept as given: what it computes from one outside the usual range (a
+    step_size of 0 divides by zero at the first step) is PyTorch's too. Anything but a number is
+    refused here, where PyTorch fails later."""
+    return _args.real_as_given(value, name, where, fix=fix)
 
 
 def _last_epoch(value, where: str) -> int:
@@ -286,8 +294,8 @@ class StepLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
         where = "StepLR"
-        self.step_size = _args.integer(step_size, "step_size", where, minimum=1, fix="StepLR(optimizer, step_size=30)")
-        self.gamma = _args.real(gamma, "gamma", where, minimum=0.0, fix="gamma=0.1")
+        self.step_size = _number(step_size, "step_size", where, fix="StepLR(optimizer, step_size=30)")
+        self.gamma = _number(gamma, "gamma", where, fix="gamma=0.1")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -305,7 +313,7 @@ class MultiStepLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, milestones, gamma: float = 0.1, last_epoch: int = -1):
         where = "MultiStepLR"
         self.milestones = Counter(_milestones(milestones, where))
-        self.gamma = _args.real(gamma, "gamma", where, minimum=0.0, fix="gamma=0.1")
+        self.gamma = _number(gamma, "gamma", where, fix="gamma=0.1")
         super().__init__(optimizer, last_epoch)
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
@@ -328,7 +336,7 @@ class ConstantLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1):
         where = "ConstantLR"
         self.factor = _args.real(factor, "factor", where, minimum=0.0, maximum=1.0, fix="factor=0.5")
-        self.total_iters = _args.integer(total_iters, "total_iters", where, minimum=0, fix="total_iters=5")
+        self.total_iters = _number(total_iters, "total_iters", where, fix="total_iters=5")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -353,7 +361,7 @@ class LinearLR(LRScheduler):
         self.start_factor = _args.real(start_factor, "start_factor", where, minimum=0.0, maximum=1.0, above=True,
                                        fix="start_factor=0.1 (a warm-up from a tenth of the rate)")
         self.end_factor = _args.real(end_factor, "end_factor", where, minimum=0.0, maximum=1.0, fix="end_factor=1.0")
-        self.total_iters = _args.integer(total_iters, "total_iters", where, minimum=1, fix="total_iters=5")
+        self.total_iters = _number(total_iters, "total_iters", where, fix="total_iters=5")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -375,7 +383,7 @@ class ExponentialLR(LRScheduler):
     """lr = base_lr * gamma ** epoch."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1):
-        self.gamma = _args.real(gamma, "gamma", "ExponentialLR", minimum=0.0, fix="gamma=0.95")
+        self.gamma = _number(gamma, "gamma", "ExponentialLR", fix="gamma=0.95")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -394,9 +402,8 @@ class PolynomialLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1):
         where = "PolynomialLR"
-        self.total_iters = _args.integer(total_iters, "total_iters", where, minimum=1,
-                                         fix="total_iters=<the number of steps to decay over>")
-        self.power = _args.real(power, "power", where, minimum=0.0, fix="power=1.0 (linear decay), or 2.0")
+        self.total_iters = _number(total_iters, "total_iters", where, fix="total_iters=<the number of steps to decay over>")
+        self.power = _number(power, "power", where, fix="power=1.0 (linear decay), or 2.0")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -417,8 +424,8 @@ class CosineAnnealingLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1):
         where = "CosineAnnealingLR"
-        self.T_max = _args.integer(T_max, "T_max", where, minimum=1, fix="T_max=<the number of epochs>")
-        self.eta_min = _args.real(eta_min, "eta_min", where, minimum=0.0, fix="eta_min=0.0")
+        self.T_max = _number(T_max, "T_max", where, fix="T_max=<the number of epochs>")
+        self.eta_min = _number(eta_min, "eta_min", where, fix="eta_min=0.0")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -457,7 +464,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.T_i = self.T_0
         self.T_mult = _args.integer(T_mult, "T_mult", where, minimum=1,
                                     fix="T_mult=1 (equal periods), or 2 (each period twice the last)")
-        self.eta_min = _args.real(eta_min, "eta_min", where, minimum=0.0, fix="eta_min=0.0")
+        self.eta_min = _number(eta_min, "eta_min", where, fix="eta_min=0.0")
         self.T_cur = _last_epoch(last_epoch, where)
         super().__init__(optimizer, last_epoch)
 
@@ -539,16 +546,19 @@ class OneCycleLR(LRScheduler):
         else:
             _args.fail(where, "total_steps", "given, or epochs and steps_per_epoch both", total_steps,
                        fix="OneCycleLR(optimizer, max_lr=0.1, total_steps=len(loader) * epochs)")
+        if type(pct_start) is not float:  # PyTorch's check: 0 and 1 are refused, 0.0 and 1.0 taken
+            raise _C.InvalidArgumentError(f"{where}: Expected float between 0 and 1 pct_start, but got {pct_start!r}\n"
+                                          f"  fix: pct_start=0.3 (a float)")
         pct_start = _args.real(pct_start, "pct_start", where, minimum=0.0, maximum=1.0, fix="pct_start=0.3")
         _args.choice(anneal_strategy, "anneal_strategy", where, ("cos", "linear"))
         cycle_momentum = _args.flag(cycle_momentum, "cycle_momentum", where)
         three_phase = _args.flag(three_phase, "three_phase", where)
-        div_factor = _args.real(div_factor, "div_factor", where, minimum=0.0, above=True, fix="div_factor=25.0")
-        final_div_factor = _args.real(final_div_factor, "final_div_factor", where, minimum=0.0, above=True,
-                                      fix="final_div_factor=1e4")
+        # unchecked in PyTorch (0 divides by zero below, as there)
+        div_factor = _number(div_factor, "div_factor", where, fix="div_factor=25.0")
+        final_div_factor = _number(final_div_factor, "final_div_factor", where, fix="final_div_factor=1e4")
 
         def rate(v, name):
-            return _args.real(v, name, where, minimum=0.0, fix="max_lr=0.1 (or one per parameter group)")
+            return _number(v, name, where, fix="max_lr=0.1 (or one per parameter group)")
         up = float(pct_start * self.total_steps) - 1
         if three_phase:
             self._schedule_phases = [
@@ -709,19 +719,20 @@ class ReduceLROnPlateau(LRScheduler):
                  threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0, min_lr=0,
                  eps: float = 1e-8):
         where = "ReduceLROnPlateau"
-        self.factor = _args.real(factor, "factor", where, minimum=0.0, maximum=1.0, below=True,
-                                 fix="factor=0.1 (new_lr = lr * factor, so a factor < 1.0 lowers the rate)")
+        self.factor = _args.real_as_given(factor, "factor", where, maximum=1.0, below=True,
+                                          fix="factor=0.1 (new_lr = lr * factor, so a factor < 1.0 lowers the rate)")
         _check_optimizer(optimizer, where)
         self.optimizer = optimizer
 
         def rate(v, name):
-            return _args.real(v, name, where, minimum=0.0, fix="min_lr=1e-6 (or one per parameter group)")
+            return _number(v, name, where, fix="min_lr=1e-6 (or one per parameter group)")
         self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else rate(min_lr, "min_lr")
         self.min_lrs = _per_group("min_lr", optimizer, min_lr, where, rate)
-        self.patience = _args.integer(patience, "patience", where, minimum=0,
-                                      fix="patience=10 (steps without improvement before the rate drops)")
-        self.cooldown = _args.integer(cooldown, "cooldown", where, minimum=0, fix="cooldown=0")
-        self.eps = _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-8")
+        # unchecked in PyTorch: a negative patience drops the rate at every step
+        self.patience = _number(patience, "patience", where,
+                                fix="patience=10 (steps without improvement before the rate drops)")
+        self.cooldown = _number(cooldown, "cooldown", where, fix="cooldown=0")
+        self.eps = _number(eps, "eps", where, fix="eps=1e-8")
         self.last_epoch = 0
         self._last_lr = self._group_lrs()
         self._init_is_better(mode, threshold, threshold_mode)
@@ -730,7 +741,7 @@ class ReduceLROnPlateau(LRScheduler):
     def _init_is_better(self, mode, threshold, threshold_mode) -> None:
         where = "ReduceLROnPlateau"
         mode = _args.choice(mode, "mode", where, ("min", "max"), fix="mode='min' for a loss, mode='max' for an accuracy")
-        threshold = _args.real(threshold, "threshold", where, minimum=0.0, fix="threshold=1e-4")
+        threshold = _number(threshold, "threshold", where, fix="threshold=1e-4")
         threshold_mode = _args.choice(threshold_mode, "threshold_mode", where, ("rel", "abs"),
                                       fix="threshold_mode='rel' (a fraction of best) or 'abs' (an amount)")
         # set in PyTorch's order (mode_worse first), which its state_dict's keys follow

@@ -76,7 +76,7 @@ class Muon(Optimizer):
         dict.__setitem__(group, "momentum", _args.real_as_given(group["momentum"], "momentum", name, minimum=0.0))
         dict.__setitem__(group, "weight_decay", _args.real_as_given(group["weight_decay"], "weight_decay", name, minimum=0.0))
         dict.__setitem__(group, "nesterov", _args.flag(group["nesterov"], "nesterov", name))
-        dict.__setitem__(group, "eps", _args.real_as_given(group["eps"], "eps", name, minimum=0.0))
+        dict.__setitem__(group, "eps", _args.real_as_given(group["eps"], "eps", name))  # unchecked, as PyTorch's
         coefficients = group["ns_coefficients"]
         if not isinstance(coefficients, (tuple, list)) or len(coefficients) != 3:
             raise ValueError(f"Coefficients must be a tuple of exactly 3 values\n  {name}: got ns_coefficients="
