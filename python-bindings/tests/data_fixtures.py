@@ -1,5 +1,6 @@
 """Small data sets in the layouts real ones have on disk (torchvision's MNIST, FashionMNIST and
 CIFAR-10 folders), for tests that read them through glassgrad.vision.datasets."""
+import gzip
 import os
 import pickle
 import struct
@@ -100,6 +101,59 @@ def write_cifar(root, n_per_batch=4, n_test=None, seed=1):
         batches[name] = (data, labels)
     _dump_py2({b"label_names": [c.encode() for c in CIFAR_CLASSES]}, os.path.join(folder, "batches.meta"))
     return batches
+
+
+def write_mnist_pickle(path, n_train=512, n_valid=128, seed=0):
+    """The pickle nn_tutorial.py downloads (deeplearning.net's mnist.pkl.gz): gzip of
+    ((x_train, y_train), (x_valid, y_valid), (x_test, y_test)), x float32 rows of 784 pixels in
+    [0, 1], y int64. Each class is a bright band of rows over noise, so the models learn it."""
+    rng = np.random.default_rng(seed)
+    sets = []
+    for n in (n_train, n_valid, n_valid):
+        y = rng.integers(0, 10, n).astype(np.int64)
+        x = (rng.random((n, 28, 28)) * 0.3).astype(np.float32)
+        for i, c in enumerate(y):
+            x[i, 2 + 2 * c:4 + 2 * c, :] += 0.7
+        sets.append((x.reshape(n, 784), y))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with gzip.open(path, "wb") as f:
+        pickle.dump(tuple(sets), f, protocol=2)
+
+# the ten ImageNet classes of fast.ai's Imagenette (folder names of its train/ and val/)
+IMAGENETTE_CLASSES = ["n01440764", "n02102040", "n02979186", "n03000684", "n03028079", "n03394916", "n03417042",
+                      "n03425413", "n03445777", "n03888605"]
+
+
+def write_imagenette(root, name="imagenette-160", n_train=3, n_valid=1, size=(160, 200), seed=0):
+    """root/<name>: Imagenette's layout, <split>/<class>/<image>.JPEG for train/ and val/, with
+    n_train and n_valid random RGB JPEGs of size (height, width) a class."""
+    from PIL import Image
+    rng = np.random.default_rng(seed)
+    for split, n in (("train", n_train), ("val", n_valid)):
+        for c in IMAGENETTE_CLASSES:
+            os.makedirs(os.path.join(root, name, split, c), exist_ok=True)
+            for i in range(n):
+                image = rng.integers(0, 256, (*size, 3), dtype=np.uint8)
+                Image.fromarray(image).save(os.path.join(root, name, split, c, f"{c}_{i}.JPEG"))
+
+def write_cifar100(root, n_train=8, n_test=4, seed=2):
+    """root/cifar-100-python with the train and test files of n_train and n_test random images
+    (the keys of the real pickles: data, fine_labels, coarse_labels, filenames, batch_label) and
+    meta (fine_label_names, coarse_label_names); returns {file: (data, fine labels)}."""
+    folder = os.path.join(root, "cifar-100-python")
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    files = {}
+    for name, n in (("train", n_train), ("test", n_test)):
+        data = rng.integers(0, 256, (n, 3072), dtype=np.uint8)
+        fine = rng.integers(0, 100, n).tolist()
+        _dump_py2({b"data": data, b"fine_labels": fine, b"coarse_labels": [c // 5 for c in fine],
+                   b"filenames": [f"image_{i}.png".encode() for i in range(n)],
+                   b"batch_label": f"{name}ing batch 1 of 1".encode()}, os.path.join(folder, name))
+        files[name] = (data, fine)
+    _dump_py2({b"fine_label_names": [f"class_{i}".encode() for i in range(100)],
+               b"coarse_label_names": [f"superclass_{i}".encode() for i in range(20)]}, os.path.join(folder, "meta"))
+    return files
 
 
 def write_course_data(folder):

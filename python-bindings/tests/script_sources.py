@@ -84,6 +84,8 @@ REPOSITORIES = {
     "pytorch_resnet_cifar10": "github.com/akamaster/pytorch_resnet_cifar10",
     "a-PyTorch-Tutorial-to-Transformers": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Transformers",
     "a-PyTorch-Tutorial-to-Sequence-Labeling": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Sequence-Labeling",
+    "fastai-course-v3": "github.com/fastai/course-v3",
+    "pytorch-cifar100": "github.com/weiaicunzai/pytorch-cifar100",
 }
 
 

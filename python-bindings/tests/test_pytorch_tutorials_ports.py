@@ -8,17 +8,14 @@ written against.
 Every script here was also run under PyTorch 2.14.1 on the same data; the lines these tests
 check are PyTorch's printout, except where a comment names a documented difference. Initial
 weights and random tensors differ (glassgrad does not reproduce PyTorch's random numbers)."""
-import gzip
 import os
-import pickle
 import re
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from data_fixtures import write_cifar, write_fashion_mnist
+from data_fixtures import write_cifar, write_fashion_mnist, write_mnist_pickle
 from notebook_cells import IMPORT
 from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
@@ -241,26 +238,9 @@ def test_nn_polynomials_fit_with_a_summed_mse_loss(tmp_path, script):
     assert 0.7 < float(result.group(2)) < 1.0 and -0.12 < float(result.group(4)) < -0.06, out  # sin's cubic fit
 
 
-def _write_mnist_pickle(path, n_train=512, n_valid=128, seed=0):
-    """The pickle nn_tutorial.py downloads (deeplearning.net's mnist.pkl.gz): gzip of
-    ((x_train, y_train), (x_valid, y_valid), (x_test, y_test)), x float32 rows of 784 pixels in
-    [0, 1], y int64. Each class is a bright band of rows over noise, so the models learn it."""
-    rng = np.random.default_rng(seed)
-    sets = []
-    for n in (n_train, n_valid, n_valid):
-        y = rng.integers(0, 10, n).astype(np.int64)
-        x = (rng.random((n, 28, 28)) * 0.3).astype(np.float32)
-        for i, c in enumerate(y):
-            x[i, 2 + 2 * c:4 + 2 * c, :] += 0.7
-        sets.append((x.reshape(n, 784), y))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with gzip.open(path, "wb") as f:
-        pickle.dump(tuple(sets), f, protocol=2)
-
-
 @needs_tutorials
 def test_nn_tutorial_refactors_logistic_regression_into_cnns(tmp_path):
-    _write_mnist_pickle(str(tmp_path / "data" / "mnist" / "mnist.pkl.gz"))  # found, not downloaded
+    write_mnist_pickle(str(tmp_path / "data" / "mnist" / "mnist.pkl.gz"))  # found, not downloaded
     out = _run(tmp_path, "nn_tutorial.py").stdout
     assert out.startswith("(512, 784)\ntensor([[")
     assert re.search(r"\.Size\(\[512, 784\]\)\ntensor\(0\) tensor\(9\)\n", out), out
