@@ -45,6 +45,25 @@ class UnsupportedDTypeError(_C.DTypeError, _C.UnsupportedError):
 UnsupportedDTypeError.__module__ = "glassgrad"
 
 
+def floating_input(input, kernel: str) -> None:
+    """PyTorch's NotImplementedError ('"softplus_cpu" not implemented for 'Long'') for a float-only
+    composite given an integer or bool tensor (its ops would compute it in floats)."""
+    if not input.is_floating_point():
+        from ._inplace import _type_name
+        raise UnsupportedDTypeError(f'"{kernel}" not implemented for \'{_type_name(input.dtype)}\'\n'
+                                    f"  fix: input.float()")
+
+
+def raise_unsupported_dtype(error: Exception) -> None:
+    """A float-only op's shape rule refusing an integer or bool input ('expected a float32 or
+    float64 tensor, got int64 ...') is PyTorch's NotImplementedError ('"elu_cpu" not implemented for
+    'Long''): raised again as an UnsupportedDTypeError (still a DTypeError) with the same words.
+    Any other error: returns, for the caller to re-raise it."""
+    text = str(error)
+    if "expected a float32 or float64 tensor, got " in text:
+        raise UnsupportedDTypeError(text) from None
+
+
 def fail(where: str, name: str, want: str, value, fix: str = "", type_error: bool = False) -> None:
     """Raises InvalidArgumentError (InvalidArgumentTypeError with type_error=True):
     '<where>: <name> must be <want>, got <value>' and the fix."""

@@ -19,6 +19,7 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def logsigmoid(input: Tensor) -> Tensor:
     """log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|)), with min(x, 0) written (x - |x|) / 2
     so the gradient at 0 is sigmoid(0) = 0.5, PyTorch's."""
+    _args.floating_input(input, "log_sigmoid_cpu")
     # min(x, 0) is 0 for x > 0 written out, so +inf gives 0 (PyTorch's), not (inf - inf) / 2
     low = where(_math.gt(input, 0), 0.0, _math.mul(_math.sub(input, _math.abs(input)), 0.5))
     return _math.binary("Sub", low, (-input.abs()).exp().log1p(), None,
@@ -39,6 +40,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha (exp(x / alpha) - 1)) = alpha elu(x / alpha)."""
+    _args.floating_input(input, "elu_cpu")
     a = _args.real(alpha, "alpha", "celu", as_float=True)
     if a == 0:
         raise _C.InvalidArgumentError("celu: alpha must not be 0 (celu divides by it)\n  fix: celu(x, alpha=1.0)")
@@ -48,6 +50,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the two halves of input along dim."""
+    _args.floating_input(input, "glu_cpu")
     if input.ndim == 0:
         raise _C.ShapeError("glu does not support scalars because halving size must be even\n"
                             "  fix: pass a tensor with an even-sized dimension")
@@ -87,6 +90,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
           inplace: bool = False) -> Tensor:
     """x where x > 0, else a * x: a drawn uniformly from [lower, upper] for every element in
     training (glassgrad's generator), (lower + upper) / 2 otherwise."""
+    _args.floating_input(input, "leaky_relu_cpu")
     lo, hi = _args.real(lower, "lower", "rrelu"), _args.real(upper, "upper", "rrelu")
 
     def compute():
@@ -144,6 +148,7 @@ def _dead_zone(input: Tensor, lam: float) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x * 0 where -lambd <= x <= lambd (-0.5 gives -0.0), else x - lambd above and x + lambd
     below; NaN stays NaN with gradient 1, as PyTorch's test of the dead zone gives."""
+    _args.floating_input(input, "softshrink_cpu")
     lam = _lambd(lambd, "softshrink")
     y = where(_dead_zone(input, lam), _math.mul(input, 0.0),
               where(_math.gt(input, lam), _math.sub(input, lam), _math.add(input, lam)))
@@ -152,6 +157,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """0 where -lambd <= x <= lambd, else x (PyTorch's test, so NaN stays NaN)."""
+    _args.floating_input(input, "hardshrink_cpu")
     lam = _args.real(lambd, "lambd", "hardshrink", as_float=True)
     y = where(_dead_zone(input, lam), 0.0, input)
     return named_node(y, "HardshrinkBackward0", input) if input.requires_grad else y

@@ -512,7 +512,11 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = Fal
                     return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)
                 break
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
-    h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
+    try:
+        h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
+    except _C.DTypeError as e:  # (no cost on the path without an exception)
+        _args.raise_unsupported_dtype(e)
+        raise
     t = Tensor.__new__(Tensor)
     t._h = h
     if inference_view or (_runtime._inference_blocks and _runtime.is_inference_mode_enabled()):
@@ -534,7 +538,11 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     """One node with several outputs, each wrapped (recorded and _wrap written out as in _op)."""
     if _INFERENCE_TENSORS:
         _check_inference_inputs(name, inputs)  # no view op has several outputs
-    handles = _C.lazy_record_op_outputs(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
+    try:
+        handles = _C.lazy_record_op_outputs(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
+    except _C.DTypeError as e:  # as _op's
+        _args.raise_unsupported_dtype(e)
+        raise
     inference = _runtime._inference_blocks and _runtime.is_inference_mode_enabled()
     outs = []
     for h in handles:

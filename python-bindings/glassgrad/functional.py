@@ -126,6 +126,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 @_autocast.op("softplus")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
+    _args.floating_input(input, "softplus_cpu")
     beta, threshold = softplus_arguments("softplus", beta, threshold)
     if beta == 1.0:
         return _op("Softplus", [input], {"threshold": threshold})

@@ -49,3 +49,20 @@ def test_softmax_dims_must_be_ints(call):
         with pytest.raises(TypeError, match="dim must be an int"):
             call(x, dim)
     np.testing.assert_allclose(call(x, np.int64(1)).numpy(), call(x, 1).numpy())
+
+
+FLOAT_ONLY = [F.elu, F.selu, F.celu, F.gelu, F.silu, F.mish, F.hardswish, F.hardsigmoid, F.leaky_relu, F.softplus,
+              F.hardshrink, F.softshrink, F.logsigmoid, F.glu, lambda x: F.rrelu(x, training=False),
+              lambda x: F.softmax(x, 0), lambda x: F.log_softmax(x, 0), lambda x: F.layer_norm(x, (4,))]
+
+
+@pytest.mark.parametrize("fn", FLOAT_ONLY)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.bool])
+def test_float_only_functions_refuse_integer_input_with_pytorchs_not_implemented_error(fn, dtype):
+    x = torch.tensor([[1, 0, 2, 3], [0, 1, 1, 2]]).to(dtype)
+    with pytest.raises(NotImplementedError):
+        fn(x)
+    with pytest.raises(TypeError):  # still a DTypeError
+        fn(x)
+    np.testing.assert_allclose(F.softplus(torch.tensor([0.0])).numpy(), [np.log(2.0)], rtol=1e-6)
+    assert F.relu(torch.tensor([-1, 2])).tolist() == [0, 2]  # relu takes integers, as PyTorch's
