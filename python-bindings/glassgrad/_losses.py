@@ -293,6 +293,8 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
     """PyTorch's F.mse_loss: (input - target)^2, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     t = _tensor_like(target, input)
+    if not t.is_floating_point():  # PyTorch's kernel runs in the promoted dtype: integers only are refused
+        _args.floating_input(input, "mse_cpu")
     _saves_for_backward("mse_loss", input, t)
     if isinstance(target, Tensor):
         _broadcast_warning(input, t, "mse_loss")

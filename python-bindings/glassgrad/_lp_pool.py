@@ -71,6 +71,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """PyTorch's F.adaptive_avg_pool3d: means over PyTorch's bins to output_size (an int, or (D, H, W)
     where None keeps that size), for (N, C, D, H, W) or (C, D, H, W) input."""
     where = "adaptive_avg_pool3d"
+    _args.floating_input(input, "adaptive_avg_pool3d_cpu")
     if input.ndim not in (4, 5):
         raise _C.ShapeError(f"{where}: expected a 4-d (C, D, H, W) or 5-d (N, C, D, H, W) input, got "
                             f"{list(input.shape)}\n  fix: add the batch axis, e.g. x.unsqueeze(0)")

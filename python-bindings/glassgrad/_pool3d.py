@@ -20,7 +20,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from . import _C, _autocast
+from . import _C, _args, _autocast
 from ._conv_transpose import int_tuple
 from ._integer_pooling import INTEGRAL, integer_average, integer_max
 from ._spatial import cat
@@ -166,6 +166,7 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     """PyTorch's F.adaptive_max_pool3d: maxima over PyTorch's bins to output_size (an int, or
     (D, H, W) where None keeps that size); with return_indices the flat positions too."""
     where = "adaptive_max_pool3d"
+    _args.floating_input(input, "adaptive_max_pool3d_cpu")
     if input.ndim not in (4, 5):
         raise _C.ShapeError(f"{where}: expected a 4-d (C, D, H, W) or 5-d (N, C, D, H, W) input, got "
                             f"{list(input.shape)}\n  fix: add the batch axis, e.g. x.unsqueeze(0)")

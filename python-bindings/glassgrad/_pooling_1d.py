@@ -85,6 +85,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Means over PyTorch's bins to output_size along the last axis (F.adaptive_avg_pool1d)."""
+    _args.floating_input(input, "adaptive_avg_pool2d")  # PyTorch's kernel, named in its error
     n = _one(output_size, "output_size", "adaptive_avg_pool1d", 1)
     x, batched = _as_2d(input, "adaptive_avg_pool1d")
     return _back(adaptive_avg_pool2d(x, (1, n)), batched)
@@ -94,6 +95,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     """Maxima over PyTorch's bins to output_size along the last axis (F.adaptive_max_pool1d);
     with return_indices, (values, int64 positions along L)."""
     where = "adaptive_max_pool1d"
+    _args.floating_input(input, "adaptive_max_pool2d")  # PyTorch's kernel, named in its error
     n = _one(output_size, "output_size", where, 1)
     x, batched = _as_2d(input, where)
     values, indices = window_adaptive_max_pool2d(x, 1, n)
@@ -109,6 +111,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     if not isinstance(input, Tensor) or input.ndim not in (3, 4):
         raise _C.ShapeError(f"{where}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
                             f"{list(getattr(input, 'shape', [type(input).__name__]))}")
+    _args.floating_input(input, where)
     h, w = input.shape[-2:]
     sizes: List[Optional[int]] = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
     oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=1)

@@ -29,6 +29,8 @@ def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduct
         raise _C.InvalidArgumentError(f"{where_}: beta must be >= 0, got {beta} (smooth_l1_loss does not support "
                                       f"negative values for beta)\n  fix: smooth_l1_loss(x, y, beta=1.0)")
     t = _tensor_like(target, input)
+    if not t.is_floating_point():  # as mse_loss's
+        _args.floating_input(input, "smooth_l1_cpu")
     _broadcast_warning(input, t, where_)
     _saves_for_backward(where_, input, t)
     d = input - t
@@ -51,6 +53,8 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
         raise _C.InvalidArgumentError(f"{where_}: delta must be > 0, got {delta} (huber_loss does not support "
                                       f"non-positive values for delta)\n  fix: huber_loss(x, y, delta=1.0)")
     t = _tensor_like(target, input)
+    if not t.is_floating_point():  # as mse_loss's
+        _args.floating_input(input, "huber_cpu")
     _broadcast_warning(input, t, where_)
     _saves_for_backward(where_, input, t)
     d = input - t

@@ -105,6 +105,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     if input.ndim not in (3, 4):
         raise _C.ShapeError(f"adaptive_avg_pool2d: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
                             f"{list(input.shape)}")
+    _args.floating_input(input, "adaptive_avg_pool2d")
     h, w = input.shape[-2:]
     oh, ow = _pair_size(output_size, "output_size", "adaptive_avg_pool2d", keep=True)
     oh, ow = h if oh is None else oh, w if ow is None else ow

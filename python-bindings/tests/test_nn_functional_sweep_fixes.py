@@ -66,3 +66,24 @@ def test_float_only_functions_refuse_integer_input_with_pytorchs_not_implemented
         fn(x)
     np.testing.assert_allclose(F.softplus(torch.tensor([0.0])).numpy(), [np.log(2.0)], rtol=1e-6)
     assert F.relu(torch.tensor([-1, 2])).tolist() == [0, 2]  # relu takes integers, as PyTorch's
+
+
+@pytest.mark.parametrize("fn, kernel", [(lambda x: F.adaptive_avg_pool1d(x[0], 2), "adaptive_avg_pool2d"),
+                                        (lambda x: F.adaptive_avg_pool2d(x, 2), "adaptive_avg_pool2d"),
+                                        (lambda x: F.adaptive_avg_pool3d(x.unsqueeze(0), 2), "adaptive_avg_pool3d_cpu"),
+                                        (lambda x: F.adaptive_max_pool1d(x[0], 2), "adaptive_max_pool2d"),
+                                        (lambda x: F.adaptive_max_pool2d(x, 2), "adaptive_max_pool2d"),
+                                        (lambda x: F.adaptive_max_pool3d(x.unsqueeze(0), 2), "adaptive_max_pool3d_cpu"),
+                                        (lambda x: F.mse_loss(x, x), "mse_cpu"),
+                                        (lambda x: F.smooth_l1_loss(x, x), "smooth_l1_cpu"),
+                                        (lambda x: F.huber_loss(x, x), "huber_cpu")])
+def test_adaptive_pools_and_losses_of_integers_are_not_implemented(fn, kernel):
+    x = torch.ones(1, 2, 4, 4, dtype=torch.int64)
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Long'"):
+        fn(x)
+
+
+def test_a_loss_of_integers_and_floats_runs_in_the_promoted_dtype():
+    a, b = torch.tensor([[1, 2], [3, 4]]), torch.tensor([[1.0, 0.0], [3.0, 5.0]])
+    assert F.mse_loss(a, b).item() == 1.25 and F.mse_loss(b, a).item() == 1.25
+    assert F.smooth_l1_loss(a, b).item() == 0.5 and F.huber_loss(b, a).item() == 0.5
