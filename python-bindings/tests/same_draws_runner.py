@@ -7,11 +7,13 @@ both, so that two runs of one script can be compared number for number:
 glassgrad's generator is not PyTorch's (docs/porting.md), so without this the two runs start from
 other weights. Drawn from NumPy here: nn.Linear's initial weights and biases (PyTorch's
 U(-1/sqrt(in_features), 1/sqrt(in_features))), nn.init.orthogonal_ (PyTorch's QR of a normal
-matrix, signs fixed by R's diagonal), torch.normal(mean, std), torch.randn_like, and the samples of
+matrix, signs fixed by R's diagonal), nn.init.xavier_uniform_ and normal_, torch.normal(mean, std), torch.randn_like, and the samples of
 distributions.Normal (loc + scale * N(0, 1), reparameterized) and distributions.Categorical (the
 first index whose cumulative probability passes a uniform draw). Everything else (forward passes,
-log_prob, entropy, losses, gradients, optimizers) is the framework's own."""
+log_prob, entropy, losses, gradients, optimizers) is the framework's own. Python's `random` is
+seeded too (scripts that shuffle with it unseeded)."""
 import importlib
+import random
 import runpy
 import sys
 
@@ -48,6 +50,17 @@ def _orthogonal(tensor, gain=1.0, generator=None):
     return _set(tensor, gain * (q.T if rows < cols else q).reshape(tuple(tensor.shape)))
 
 
+def _xavier_uniform(tensor, gain=1.0, generator=None):
+    fan_out, fan_in = tensor.shape[0], tensor.shape[1]
+    receptive = tensor.numel() // (fan_out * fan_in)
+    bound = gain * np.sqrt(6.0 / (fan_in * receptive + fan_out * receptive))
+    return _set(tensor, draws.uniform(-bound, bound, tuple(tensor.shape)))
+
+
+def _normal_init(tensor, mean=0.0, std=1.0, generator=None):
+    return _set(tensor, mean + std * draws.standard_normal(tuple(tensor.shape)))
+
+
 def _standard_normal(shape):
     return torch.tensor(draws.standard_normal(tuple(shape)).astype(np.float32))
 
@@ -74,14 +87,26 @@ def _categorical_sample(self, sample_shape=()):
     return torch.tensor(picked.astype(np.int64))
 
 
+def _from_scripts(original, replacement):
+    """replacement for the script's calls; the framework's own calls (PyTorch's Embedding calls
+    init.normal_ when built, glassgrad's does not) keep the original, so both draw alike."""
+    def call(*args, **kwargs):
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        return (original if caller.split(".")[0] in ("torch", "glassgrad") else replacement)(*args, **kwargs)
+    return call
+
+
 nn.Linear.__init__ = _linear
-nn.init.orthogonal_ = _orthogonal
-torch.normal = _normal
-torch.randn_like = lambda input, **kwargs: _standard_normal(input.shape)
+nn.init.orthogonal_ = _from_scripts(nn.init.orthogonal_, _orthogonal)
+nn.init.xavier_uniform_ = _from_scripts(nn.init.xavier_uniform_, _xavier_uniform)
+nn.init.normal_ = _from_scripts(nn.init.normal_, _normal_init)
+torch.normal = _from_scripts(torch.normal, _normal)
+torch.randn_like = _from_scripts(torch.randn_like, lambda input, **kwargs: _standard_normal(input.shape))
 torch.distributions.Normal.rsample = _normal_rsample
 torch.distributions.Normal.sample = _normal_sample
 torch.distributions.Categorical.sample = _categorical_sample
 
+random.seed(0)
 sys.argv = sys.argv[2:]
 sys.path.insert(0, ".")
 runpy.run_path(sys.argv[0], run_name="__main__")
