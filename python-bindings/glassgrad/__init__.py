@@ -100,6 +100,12 @@ from . import cuda, data, kernels, models, testing
 from .compile import compile
 from .serialization import CheckpointError, load, save
 from .storage import TypedStorage, UntypedStorage
+# torch.FloatStorage and the other legacy storage classes (CPU TypedStorages; from_buffer)
+from ._cuda_storages import CPU_STORAGES as _CPU_STORAGES
+FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage, ShortStorage, CharStorage, \
+    ByteStorage, BoolStorage = (_CPU_STORAGES[n] for n in ("FloatStorage", "DoubleStorage", "HalfStorage",
+                                                           "BFloat16Storage", "LongStorage", "IntStorage",
+                                                           "ShortStorage", "CharStorage", "ByteStorage", "BoolStorage"))
 from .pytorch_checkpoint import load_pytorch
 from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _device, _dtypes, _trace
 from . import _memory_formats as _mf
-from ._dtypes import DTYPES
+from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
 from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_shape, legacy_sizes, tensor, warn_copy_construct
@@ -663,12 +663,30 @@ class _TypedTensorMeta(type):
 
     def __call__(cls, *args, size=None, device=None):
         """LongTensor([1, 2]) copies data; LongTensor(2, 3) or LongTensor(size=(2, 3)) gives zeros
-        of that shape."""
+        of that shape; LongTensor(storage) is the 1-d tensor over a storage of its dtype (sharing it)."""
+        from .storage import TypedStorage
+        if len(args) == 1 and isinstance(args[0], TypedStorage) and size is None and device is None:
+            return _over_storage(cls, args[0])
         where = device or ("cuda" if cls._cuda else "cpu")
         shape = legacy_shape(args, size, cls.__name__)
         if shape is None:
             return tensor(args[0], dtype=cls._dtype, device=where)
         return zeros(*shape, dtype=cls._dtype, device=where)
+
+
+def _over_storage(cls, storage) -> Tensor:
+    """PyTorch's legacy constructor of a storage: the storage's elements as a 1-d tensor that
+    shares them (a RuntimeError, PyTorch's words, for a storage of another dtype or device)."""
+    where = "cuda" if cls._cuda else "cpu"
+    if storage.dtype != cls._dtype or storage.device.type != where:
+        raise RuntimeError(f"Expected a Storage of type {cls._dtype} on {where}, but got type "
+                           f"{storage.dtype} on {storage.device.type} for argument 1 'storage'\n  {cls.__name__}"
+                           f"(storage)\n  fix: the constructor of the storage's dtype, e.g. "
+                           f"{TENSOR_TYPE_NAMES[str(storage.dtype).split('.')[-1]]}(storage)")
+    t, n = storage._tensor, storage.size()
+    if t.ndim == 1 and t.numel() == n and t.storage_offset() == 0 and t.is_contiguous():
+        return t
+    return t.as_strided((n,), (1,), 0)
 
 
 def _typed(name: str, dtype: str, cuda: bool = False):
