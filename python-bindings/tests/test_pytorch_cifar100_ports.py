@@ -1,5 +1,5 @@
 """weiaicunzai/pytorch-cifar100 (train.py, test.py and the models/ they build: the repository's
-fifty-odd CIFAR-100 networks), ported on the fly with their imports changed only from
+fifty-odd CIFAR-100 networks; dataset.py's readers of the pickles), ported on the fly with their imports changed only from
 $GLASSGRAD_SCRIPT_SOURCES/pytorch-cifar100 (script_sources.py; without it these tests skip).
 
 Every network utils.get_network builds (the names train.py's -net takes) is built from the ported
@@ -16,7 +16,8 @@ train.py runs one epoch, the one line changed beyond the imports being conf/glob
 python-pickle format (data_fixtures.write_cifar100) under ./data, with tensorboard logging;
 test.py evaluates a state_dict PyTorch saved. Both also ran under PyTorch 2.14.1 on the same
 files (a driver outside the repository, with torchvision's MD5 checks of the files off):
-the lines checked are ones PyTorch's run prints alike."""
+the lines checked are ones PyTorch's run prints alike. Left out: lr_finder.py (cv2, and it moves
+every batch to the GPU unconditionally)."""
 import argparse
 import importlib
 import os
@@ -198,3 +199,22 @@ def test_test_py_reports_pytorch_s_errors_for_a_pytorch_checkpoint(tmp_path):
     shown = dict(re.findall(r"^Top (\d) err:  tensor\(([\d.]+)\)$", proc.stdout, re.M))
     assert abs(float(shown["1"]) - top1_err) < 1e-4 and abs(float(shown["5"]) - top5_err) < 1e-4, proc.stdout[-800:]
     assert f"Parameter numbers: {sum(p.numel() for p in theirs.parameters())}" in proc.stdout
+
+
+@needs(REPO)
+def test_dataset_py_reads_the_cifar100_pickles(tmp_path):
+    pytest.importorskip("skimage")
+    pytest.importorskip("matplotlib")
+    folder = _ported(tmp_path)
+    files = write_cifar100(str(folder / "data"), n_train=8, n_test=4)
+    from glassgrad.vision import transforms
+    with importing_from(folder, "dataset"):
+        import dataset
+        path = str(folder / "data" / "cifar-100-python")
+        train = dataset.CIFAR100Train(path, transform=transforms.ToTensor())
+        test = dataset.CIFAR100Test(path, transform=transforms.ToTensor())
+    assert len(train) == 8 and len(test) == 4
+    for data_set, (data, fine) in ((train, files["train"]), (test, files["test"])):
+        label, image = data_set[3]  # (label, image), the module's order
+        assert label == fine[3] and tuple(image.shape) == (3, 32, 32)
+        np.testing.assert_allclose(image.numpy(), data[3].reshape(3, 32, 32) / 255, atol=1e-6)
