@@ -676,7 +676,9 @@ class _TypedTensorMeta(type):
 
 def _over_storage(cls, storage) -> Tensor:
     """PyTorch's legacy constructor of a storage: the storage's elements as a 1-d tensor that
-    shares them (a RuntimeError, PyTorch's words, for a storage of another dtype or device)."""
+    shares them (a RuntimeError, PyTorch's words, for a storage of another dtype or device). The
+    storage of a whole 1-d tensor (from_buffer's, FloatStorage(n)'s) is that tensor; another's is
+    as_strided's view of it, which is a copy where _strided.py says it must be."""
     where = "cuda" if cls._cuda else "cpu"
     if storage.dtype != cls._dtype or storage.device.type != where:
         raise RuntimeError(f"Expected a Storage of type {cls._dtype} on {where}, but got type "
