@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _no_grad_views
+from . import _no_grad_views, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -1324,6 +1324,8 @@ class Tensor:
 
     def item(self):
         """The one element as a Python number (Tensor.item); computes pending work."""
+        if _vmap_calls.MAPPED:
+            _vmap_calls.refuse_number(self)
         if self.numel() != 1:
             raise _C.InvalidArgumentError(_not_one_element(self, f"a Tensor with {self.numel()} elements cannot be "
                                                                  "converted to Scalar"))
@@ -1352,6 +1354,8 @@ class Tensor:
             raise _C.InvalidArgumentError(
                 f"Boolean value of Tensor with {what} is ambiguous\n  the tensor has {self.numel()} elements "
                 f"(shape {list(self.shape)})\n  fix: use (t == x).all() style reductions, or t.item() for one element")
+        if _vmap_calls.MAPPED:
+            _vmap_calls.refuse_number(self, _vmap_calls.CONTROL_FLOW)
         return bool(self.item())
 
     def __index__(self):

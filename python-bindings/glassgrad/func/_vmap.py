@@ -8,6 +8,7 @@ from typing import Any, Callable, List
 
 import numpy as np
 
+from .. import _vmap_calls
 from .._random import get_rng_state, set_rng_state
 from .._tensor import Tensor
 from ._tree import broadcast_prefix, flatten, unflatten
@@ -64,7 +65,11 @@ def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *, ch
             if randomness == "same":
                 set_rng_state(state)
             sliced = [x if d is None else x.select(d, i) for x, d in zip(leaves, dims)]
-            outs.append(func(*unflatten(sliced, spec), **kwargs))
+            _vmap_calls.MAPPED.append([x for x, d in zip(sliced, dims) if d is not None])
+            try:
+                outs.append(func(*unflatten(sliced, spec), **kwargs))
+            finally:
+                _vmap_calls.MAPPED.pop()
             if randomness == "error" and not _same_state(state, get_rng_state()):
                 set_rng_state(state)
                 raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use "
