@@ -33,4 +33,4 @@ if ! ls python-bindings/glassgrad/_C*.so >/dev/null 2>&1; then bash tools/dev_bu
 PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py \
   python-bindings/tests/test_torch_differential_tensor.py python-bindings/tests/test_torch_surface.py \
   python-bindings/tests/test_torch_signatures.py python-bindings/tests/test_torch_functional_sweep_spatial.py \
-  python-bindings/tests/test_torch_functional_sweep_losses.py "$@"
+  python-bindings/tests/test_torch_functional_sweep_losses.py python-bindings/tests/test_torch_functional_sweep_edges.py "$@"

@@ -111,6 +111,7 @@ for name, kw in ACTS:
         C(f"{name} inplace", lambda t, a, name=name, kw=kw: (lambda y: getattr(F(t), name)(y, inplace=True, **kw))(a * 1.0), [uniform(4, 6, lo=-3, hi=3)])
     C(f"{name} 0d", lambda t, a, name=name, kw=kw: getattr(F(t), name)(a, **kw), [np.array(0.7, np.float32)]) if name != "glu" else None
     C(f"{name} empty", lambda t, a, name=name, kw=kw: getattr(F(t), name)(a, **kw), [np.zeros((0, 4), np.float32)])
+    C(f"{name} int", lambda t, a, name=name, kw=kw: getattr(F(t), name)(a, **kw), [integers(5, 3, 4)], grad=False)
 for name in ("softmax", "log_softmax", "softmin"):
     for dim in (0, 1, -1, None):
         C(f"{name} dim{dim}", lambda t, a, name=name, dim=dim: getattr(F(t), name)(a, dim=dim), [uniform(3, 4, 5)])
@@ -119,6 +120,7 @@ for name in ("softmax", "log_softmax", "softmin"):
     C(f"{name} bf16 dtype f32", lambda t, a, name=name: getattr(F(t), name)(a, 1, dtype=t.float32), [uniform(3, 4)], dtype="bfloat16", tol=2e-2)
     C(f"{name} 1d", lambda t, a, name=name: getattr(F(t), name)(a), [uniform(5)])
     C(f"{name} 0d", lambda t, a, name=name: getattr(F(t), name)(a, 0), [np.array(0.3, np.float32)])
+    C(f"{name} int", lambda t, a, name=name: getattr(F(t), name)(a, 0), [integers(4, 3)], grad=False)
     C(f"{name} -inf", lambda t, a, name=name: getattr(F(t), name)(a.masked_fill(a > 0, float('-inf')), 1), [uniform(3, 4)])
     C(f"{name} stacklevel", lambda t, a, name=name: getattr(F(t), name)(a, 1, 3), [uniform(3, 4)])
 C("prelu", lambda t, a, w: F(t).prelu(a, w), [uniform(2, 3, 4), uniform(3)])
@@ -174,7 +176,11 @@ C("interpolate uint8 bilinear", lambda t, a: F(t).interpolate(a.to(t.uint8), sca
 C("interpolate int64", lambda t, a: F(t).interpolate(a, scale_factor=2), [integers(200, 1, 2, 3, 4)], grad=False)
 C("max_pool2d int", lambda t, a: F(t).max_pool2d(a, 2), [integers(200, 1, 2, 4, 4)], grad=False)
 C("avg_pool2d int", lambda t, a: F(t).avg_pool2d(a, 2), [integers(200, 1, 2, 4, 4)], grad=False)
+C("adaptive_avg int", lambda t, a: F(t).adaptive_avg_pool2d(a, 2), [integers(200, 1, 2, 4, 4)], grad=False)
+C("adaptive_max int", lambda t, a: F(t).adaptive_max_pool2d(a, 2), [integers(200, 1, 2, 4, 4)], grad=False)
 C("linear int", lambda t, a, w: F(t).linear(a, w), [integers(5, 2, 4), integers(3, 3, 4)], grad=False)
+C("layer_norm int", lambda t, a: F(t).layer_norm(a, (4,)), [integers(5, 2, 4)], grad=False)
+C("mse int", lambda t, a, b: F(t).mse_loss(a, b), [integers(5, 2, 4), integers(5, 2, 4, seed=2)], grad=False)
 C("mse mixed dtype", lambda t, a, b: F(t).mse_loss(a, b.double()), [uniform(2, 4), uniform(2, 4, seed=2)])
 C("l1 shape warn bcast", lambda t, a, b: F(t).l1_loss(a, b), [uniform(2, 4), uniform(4, seed=2)])
 C("l1 f16 vs f32", lambda t, a, b: F(t).l1_loss(a.half(), b), [uniform(2, 4), uniform(2, 4, seed=2)], tol=1e-3)
