@@ -122,6 +122,51 @@ def test_tap_groups_values_of_an_all_ones_layer():
     np.testing.assert_array_equal(dw, np.broadcast_to(3 * np.outer([3, 4, 4], [3, 4, 4]), (16, 8, 3, 3)))
 
 
+def _taps_by_one_hot_filters(x):
+    """conv2d(x, w, stride 2, padding 1) with one filter per (channel, tap), w one-hot: output
+    channel (c * 3 + r) * 3 + s of pixel (i, j) is x[c, 2i + r - 1, 2j + s - 1], or 0 in the padding."""
+    n, c, h, w = x.shape
+    wt = np.zeros((9 * c, c, 3, 3), x.dtype)
+    for ch in range(c):
+        for t in range(9):
+            wt[ch * 9 + t, ch, t // 3, t % 3] = 1
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want = np.empty((n, 9 * c, h // 2, w // 2), x.dtype)
+    for t in range(9):
+        want[:, t::9] = padded[:, :, t // 3:t // 3 + h:2, t % 3:t % 3 + w:2]
+    return wt, want
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n,c,h,w", [(1, 3, 4, 4), (5, 2, 6, 6), (3, 4, 8, 10), (7, 3, 10, 12), (2, 5, 12, 14),
+                                     (9, 2, 16, 16), (4, 3, 6, 16)])
+def test_tap_groups_read_every_tap_from_its_own_pixel(dtype, n, c, h, w):
+    """The forward's panels gather each output row's pixels as one run of the image with its
+    columns split into even and odd ones (conv_pad_classes.h): every tap of every pixel, read
+    through one-hot filters from an image of distinct integers, is the exact value at its place
+    (2 to 8 outputs a row, several images a GEMM, runs cut by the GEMM's slivers), on 1 and 2
+    threads."""
+    x = (np.arange(n * c * h * w) + 1).reshape(n, c, h, w).astype(dtype)
+    wt, want = _taps_by_one_hot_filters(x)
+    assert _C.cpu_conv_algorithm("Conv2D", [n, c, h, w], list(wt.shape), {"stride": [2, 2], "padding": PAD},
+                                 np.dtype(dtype).name) == "gemm"
+    for threads in (1, 2):
+        gg.set_num_threads(threads)
+        (y,) = K.run_numpy("Conv2D", x, wt, stride=[2, 2], padding=PAD)
+        np.testing.assert_array_equal(y, want)
+
+
+def test_tap_groups_one_hot_reference_values():
+    """The reference above, for one 1-channel 4x4 image of 1 .. 16, against values written out:
+    tap (1, 1) (channel 4) reads the even rows' even columns, tap (2, 2) (channel 8) the odd rows'
+    odd columns, tap (0, 0) (channel 0) the padding for the first row and column."""
+    x = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    _, want = _taps_by_one_hot_filters(x)
+    np.testing.assert_array_equal(want[0, 4], [[1, 3], [9, 11]])
+    np.testing.assert_array_equal(want[0, 8], [[6, 8], [14, 16]])
+    np.testing.assert_array_equal(want[0, 0], [[0, 0], [0, 6]])
+
+
 @pytest.mark.parametrize("direction", ["forward", "weight_grad"])
 def test_tap_groups_match_pytorch(direction):
     torch = pytest.importorskip("torch")

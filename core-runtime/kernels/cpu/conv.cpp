@@ -53,6 +53,7 @@
 #include "cpu/rounding.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/conv_algorithm.h"
+#include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/settings.h"
@@ -147,12 +148,44 @@ int direct_run_width(DType dt) {
 // 16x16 stride-2 outputs (256 columns) fill 5 1/3 tiles of 48, 11% of the products wasted. Up to
 // four times the minimum count, the first that wastes at most 1/32 of the columns is taken
 // (256 -> 2 images, 512 columns in 11 tiles, 3% padding), else the minimum.
+// The forward by tap groups (by_pad_classes) runs four GEMMs over four pixel ranges of the batch
+// (conv_pad_classes.h), each with its own last sliver: there the count is the first whose
+// products on the last slivers' padding, the taps of each group times the columns its edge
+// sliver computes past the pixels (whole vectors, gemm_impl.h micro_tile), are at most 1/64 of
+// all, else the fewest. layer3.0.conv1's 8x8 outputs: 3 images (2.8% on padding) -> 4 (0.6%);
+// layer4.0.conv1's 4x4 keep 12 (0.3%).
+bool by_pad_classes(ConvOp op, const ConvGeometry& g, int64_t groups, DType dt);
+
+int64_t pad_classes_batch(const ConvGeometry& g, DType dt, int64_t least) {
+  const int64_t nr = cpu::gemm_nr(dt);
+  const CpuIsa isa = cpu_isa();  // the GEMM's vector width (GG_GEMM_VEC_BYTES of its ISA file)
+  const int64_t lanes = (isa == CpuIsa::Avx512 ? 64 : isa == CpuIsa::Avx2 ? 32 : 16) / static_cast<int64_t>(dtype_size(dt));
+  auto computed = [&](int64_t n) { return n / nr * nr + (n % nr + lanes - 1) / lanes * lanes; };
+  int64_t best = least;
+  double best_waste = 1;
+  for (int64_t nb = least; nb <= std::min(g.n, 4 * least); ++nb) {
+    const cpu::PadClasses pc(g, nb);
+    int64_t used = 0, all = 0;
+    for (int grp = 0; grp < cpu::PadClasses::kGroups; ++grp) {
+      int64_t lo, hi;
+      pc.group_pixels(grp, lo, hi);
+      used += cpu::PadClasses::group_taps(grp) * (hi - lo);
+      all += cpu::PadClasses::group_taps(grp) * computed(hi - lo);
+    }
+    const double waste = static_cast<double>(all - used) / static_cast<double>(all);
+    if (64 * waste <= 1) return nb;
+    if (waste < best_waste) best = nb, best_waste = waste;
+  }
+  return best;
+}
+
 int64_t images_per_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, int64_t groups, DType dt) {
   if (l != PixelLayout::General || groups != 1) return 1;
   const int64_t nr = cpu::gemm_nr(dt), hwo = g.hwo();
   const int64_t columns = (op == ConvOp::BackwardWeight ? 16 : 4) * nr;
   const int64_t least = std::max<int64_t>(1, std::min(g.n, (columns + hwo - 1) / hwo));
   if (op == ConvOp::BackwardWeight) return least;
+  if (op == ConvOp::Forward && by_pad_classes(op, g, groups, dt)) return pad_classes_batch(g, dt, least);
   for (int64_t nb = least; nb <= std::min(g.n, 4 * least); ++nb) {
     const int64_t padded = (nb * hwo + nr - 1) / nr * nr;
     if (32 * (padded - nb * hwo) <= padded) return nb;
@@ -242,7 +275,7 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, int64_t gro
 // How the units (image, group) of one call are spread over threads, and each slot's share of
 // the workspace (sized for one group: g is the group slice, `units` = N * groups):
 // [buffer 0][buffer 1][dw accumulator][dw^T (weight_transposed)][phase planes (weight_planes,
-// input_planes)][GEMM packing], each 64-byte aligned.
+// input_planes; the forward by tap groups: its split columns)][GEMM packing], each 64-byte aligned.
 //   forward:         buffer 0 = staged rows (direct), y on the flat pitch [K, Nq] (flat), or
 //                    col [CRS, batch*HoWo] (general), or the phase planes of one channel of the
 //                    batch (general, im2col_panels); buffer 1 = y of the batch [K, batch*HoWo]
@@ -263,7 +296,8 @@ struct ConvPlan {
   size_t buf_bytes[2] = {0, 0};
   size_t partial_bytes = 0, gemm_bytes = 0;
   size_t dwt_bytes = 0;  // weight gradient, weight_transposed: the slot's dw^T [CRS, K]
-  size_t planes_bytes = 0;  // weight_planes / input_planes: phase planes of one channel of the batch
+  size_t planes_bytes = 0;  // weight_planes / input_planes: phase planes of one channel of the batch;
+                            // forward, pad_classes: the batch's images with split columns
   int64_t a_m = 0, a_k = 0;  // the shared packed A [a_m, a_k] (0: none)
   size_t a_packed_bytes = 0;
   size_t w_cols_bytes = 0;  // forward, pad_classes: w's column offsets in col's row order, shared (after A)
@@ -294,6 +328,8 @@ ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, int64_t units, DType dt, in
       p.dwt_bytes = bytes(g.k * g.crs());
       if (p.slots > 1) p.partial_bytes = bytes(g.k * g.crs());
     } else {
+      if (cpu::pad_classes_split_columns(g))  // the batch's images, columns split
+        p.planes_bytes = bytes(cpu::split_columns_elems(p.batch * g.c * g.h, g.w));
       p.a_m = d.m, p.a_k = d.k;
       p.a_packed_bytes = bytes(pad_group_packed_at(g, dt, cpu::PadClasses::kGroups));
       p.w_cols_bytes = align_up(static_cast<size_t>(g.crs()) * sizeof(int64_t));
@@ -375,9 +411,10 @@ struct Slot {
 // pad_classes: the gather offsets of a batch of nb images (cpu::pad_classes_offsets) written
 // into the slot's buf[0]: col's 9C rows, then the batch's pixels in the class order.
 template <typename T>
-const int64_t* pad_offsets(const Slot<T>& slot, const ConvGeometry& g, int64_t nb, bool channel_major) {
+const int64_t* pad_offsets(const Slot<T>& slot, const ConvGeometry& g, int64_t nb, bool channel_major,
+                           bool split_columns) {
   int64_t* rows = reinterpret_cast<int64_t*>(slot.buf[0]);
-  cpu::pad_classes_offsets(g, nb, g.c * g.hw(), channel_major, rows, rows + g.crs());
+  cpu::pad_classes_offsets(g, nb, g.c * g.hw(), channel_major, split_columns, rows, rows + g.crs());
   return rows;
 }
 
@@ -565,10 +602,15 @@ void conv2d_forward(const KernelContext& c) {
       }
       if (slot.pad_classes) {
         // yc [K, nb*HoWo] (class order) = the tap groups' GEMMs, each over the pixels it reaches
-        // (G2, read by all, first: it writes every column), then scattered into y (+ bias).
+        // (G2, read by all, first: it writes every column), then scattered into y (+ bias). Rows
+        // of more than 4 outputs gather from the batch's images with their columns split
+        // (slot.planes, cpu::pad_classes_split_columns), where an output row's pixels read one
+        // run of the image (cpu::pad_classes_offsets) that the panels copy in blocks.
         const int64_t ld = nb * hwo;
         const cpu::PadClasses pc(g, nb);
-        const int64_t* row_at = pad_offsets(slot, g, nb, /*channel_major=*/true);
+        const bool split = cpu::pad_classes_split_columns(g);
+        if (split) cpu::split_columns(xn, nb * g.c * g.h, g.w, slot.planes);
+        const int64_t* row_at = pad_offsets(slot, g, nb, /*channel_major=*/true, split);
         const int64_t* pixel_at = row_at + crs;
         for (int grp : {2, 1, 3, 0}) {
           int64_t lo, hi;
@@ -579,7 +621,7 @@ void conv2d_forward(const KernelContext& c) {
           gp.a_col_at = slot.w_col_at + row0;
           gp.a_packed = slot.a_packed + pad_group_packed_at(g, x.dtype(), grp);
           gp.a_packed_m = g.k;
-          const cpu::GatherPanels<T> fill{xn, row_at + row0, pixel_at + lo};
+          const cpu::GatherPanels<T> fill{split ? slot.planes : xn, row_at + row0, pixel_at + lo, split};
           gp.b_fill = &cpu::GatherPanels<T>::fill;
           gp.b_fill_ctx = &fill;
           gp.beta = grp == 2 ? T(0) : T(1);
@@ -750,7 +792,7 @@ void conv2d_backward_weight_kernel(const KernelContext& c) {
         // (conv_pad_classes.h), over the slot's units; added to dw below.
         const int64_t q = nb * hwo;
         const cpu::PadClasses pc(g, nb);
-        const int64_t* row_at = pad_offsets(slot, g, nb, /*channel_major=*/false);
+        const int64_t* row_at = pad_offsets(slot, g, nb, /*channel_major=*/false, /*split_columns=*/false);
         const int64_t* pixel_at = row_at + crs;
         cpu::pad_classes_gather(g, gyn, g.k * hwo, nb, slot.buf[1], q);
         for (int grp = 0; grp < cpu::PadClasses::kGroups; ++grp) {

@@ -23,6 +23,7 @@
 // inside the image. Every other geometry keeps the plain im2col GEMM (conv.cpp).
 #pragma once
 #include <cstdint>
+#include <cstring>
 
 #include "conv_geometry.h"
 
@@ -88,34 +89,125 @@ struct PadClasses {
 // Each tap group's GEMM reads only the pixels whose windows hold its taps inside the image, so
 // no bounds are checked and the padding is never read. rows: 9C entries; pixels: nb*Ho*Wo, in
 // the class order.
+// split_columns: the offsets into the images with their columns split (split_columns below:
+// each row's even columns, then its odd ones), where tap (r, s) of pixel (i, j) reads column
+//   s = 0: W/2 + j - 1      s = 1: j      s = 2: W/2 + j
+// so row_offset's last term is W/2 - 1, 0, W/2 and pixel_offset's 2j is j: the pixels of one
+// output row, next to each other in the class order, read next to each other in the image.
 inline void pad_classes_offsets(const ConvGeometry& g, int64_t nb, int64_t image_stride, bool channel_major,
-                                int64_t* rows, int64_t* pixels) {
-  for (int t = 0; t < 9; ++t)
-    for (int64_t c = 0; c < g.c; ++c)
-      rows[PadClasses::row(t, c, g.c, channel_major)] =
-          c * g.hw() + (PadClasses::kTapRs[t] / 3 - 1) * g.w + PadClasses::kTapRs[t] % 3 - 1;
+                                bool split_columns, int64_t* rows, int64_t* pixels) {
+  const int64_t half = g.w / 2;
+  for (int t = 0; t < 9; ++t) {
+    const int r = PadClasses::kTapRs[t] / 3, s = PadClasses::kTapRs[t] % 3;
+    const int64_t col = split_columns ? (s == 0 ? half - 1 : s == 1 ? 0 : half) : s - 1;
+    for (int64_t c = 0; c < g.c; ++c) rows[PadClasses::row(t, c, g.c, channel_major)] = c * g.hw() + (r - 1) * g.w + col;
+  }
+  const int64_t step = split_columns ? 1 : 2;
   const PadClasses pc(g, nb);
   for (int64_t b = 0; b < nb; ++b)
     pc.for_each_run(b, [&](int64_t at, int64_t i, int64_t j, int64_t n) {
-      for (int64_t l = 0; l < n; ++l) pixels[at + l] = b * image_stride + 2 * i * g.w + 2 * (j + l);
+      for (int64_t l = 0; l < n; ++l) pixels[at + l] = b * image_stride + 2 * i * g.w + step * (j + l);
     });
+}
+
+// Whether the forward gathers from split columns: where an output row's interior run (Wo - 1
+// pixels) fills at least one 4-value move. layer3.0.conv1's 8x8 outputs measured slightly faster
+// (1 thread); layer4.0.conv1's 4x4 (runs of 3, which GatherPanels copies one value at a time
+// like the unsplit image's) only paid for the split.
+inline bool pad_classes_split_columns(const ConvGeometry& g) { return g.wo - 1 >= 4; }
+
+// Values GatherPanels::fill moves as one block for a run of at most that many (copy_run_block).
+constexpr int64_t kRunBlock = 8;
+
+// Elements split_columns' output takes for `rows` rows of W, with the kRunBlock - 1 values past
+// the end that a panel's block copies may read (GatherPanels::fill).
+inline int64_t split_columns_elems(int64_t rows, int64_t w) { return rows * w + kRunBlock - 1; }
+
+// xs <- x with each row's columns split, the even ones first: xs[.., h, w/2] = x[.., h, w] for
+// even w, xs[.., h, W/2 + w/2] = x[.., h, w] for odd w (W even: pad_classes_suit). `rows` rows of W.
+template <typename T>
+void split_columns(const T* x, int64_t rows, int64_t w, T* xs) {
+  const int64_t half = w / 2;
+  for (int64_t h = 0; h < rows; ++h, x += w, xs += w)
+    for (int64_t j = 0; j < half; ++j) {
+      xs[j] = x[2 * j];
+      xs[half + j] = x[2 * j + 1];
+    }
+}
+
+// dst[0, n) <- src[0, n) for the short runs of a panel row: 4-value moves, the last one
+// overlapping the one before it where n is not a multiple of 4 (n >= 4), single values below.
+template <typename T>
+inline void copy_short_run(T* dst, const T* src, int64_t n) {
+  if (n < 4) {
+    for (int64_t j = 0; j < n; ++j) dst[j] = src[j];
+    return;
+  }
+  T v[4];
+  int64_t j = 0;
+  for (; j + 4 < n; j += 4) {
+    std::memcpy(v, src + j, sizeof(v));
+    std::memcpy(dst + j, v, sizeof(v));
+  }
+  std::memcpy(v, src + n - 4, sizeof(v));
+  std::memcpy(dst + n - 4, v, sizeof(v));
+}
+
+// dst[0, kRunBlock) <- src[0, kRunBlock): one fixed-size move for a run of at most kRunBlock
+// values, whose surplus lands where the next run (or the row's zero tail, or the next row) is
+// written afterwards.
+template <typename T>
+inline void copy_run_block(T* dst, const T* src) {
+  T v[kRunBlock];
+  std::memcpy(v, src, sizeof(v));
+  std::memcpy(dst, v, sizeof(v));
 }
 
 // GemmProblem::b_fill for B[p, j] = x[row_offset[p] + col_offset[j]] (p counted from the
 // GEMM's first row, j from its b_col0): the forward's B (col, rows of one tap group by its
 // pixels) and the weight gradient's (col^T, the same entries transposed). No scratch: any
 // thread may fill any panel.
+// runs: col_offset comes in runs of consecutive offsets (the forward's on split columns, an
+// output row's pixels), and x may be read kRunBlock - 1 values past every run
+// (split_columns_elems); the slivers whose runs average 4 or more columns are copied run by
+// run, in blocks, instead of one offset read, one load and one store an element.
 template <typename T>
 struct GatherPanels {
   const T* x = nullptr;
   const int64_t* row_offset = nullptr;
   const int64_t* col_offset = nullptr;
+  bool runs = false;
 
   static void fill(const void* ctx, int64_t pc, int64_t kc, int64_t j0, int64_t nc, int64_t nr, T* dst) {
     const GatherPanels& f = *static_cast<const GatherPanels*>(ctx);
     for (int64_t s0 = 0; s0 < nc; s0 += nr, dst += nr * kc) {  // one NR-wide sliver
       const int64_t width = nc - s0 < nr ? nc - s0 : nr;
       const int64_t* cols = f.col_offset + j0 + s0;
+      int64_t run_at[kMaxRuns + 1];  // where each run of the sliver's columns starts
+      int runs = f.runs ? 0 : kMaxRuns + 1;
+      for (int64_t l = 0; l < width && runs <= kMaxRuns; ++l)
+        if (l == 0 || cols[l] != cols[l - 1] + 1) run_at[runs++] = l;
+      if (runs <= kMaxRuns && 4 * runs <= width) {
+        run_at[runs] = width;
+        bool short_runs = true;
+        for (int r = 0; r < runs; ++r) short_runs = short_runs && run_at[r + 1] - run_at[r] <= kRunBlock;
+        // Runs of at most kRunBlock values move as one block each, in column order, rows in
+        // order, so every surplus is overwritten by what follows; the sliver's last row, whose
+        // surplus would pass the panel's end when it is the call's last sliver, copies exactly.
+        // The source may be read up to kRunBlock - 1 values past a run (split_columns_elems).
+        const int64_t blocked = short_runs ? (s0 + nr < nc ? kc : kc - 1) : 0;
+        for (int64_t p = 0; p < kc; ++p) {
+          const T* src = f.x + f.row_offset[pc + p];
+          T* d = dst + p * nr;
+          if (p < blocked) {
+            for (int r = 0; r < runs; ++r) copy_run_block(d + run_at[r], src + cols[run_at[r]]);
+          } else {
+            for (int r = 0; r < runs; ++r) copy_short_run(d + run_at[r], src + cols[run_at[r]], run_at[r + 1] - run_at[r]);
+          }
+          for (int64_t l = width; l < nr; ++l) d[l] = T(0);
+        }
+        continue;
+      }
       for (int64_t p = 0; p < kc; ++p) {
         const T* src = f.x + f.row_offset[pc + p];
         T* d = dst + p * nr;
@@ -124,6 +216,7 @@ struct GatherPanels {
       }
     }
   }
+  static constexpr int kMaxRuns = 32;
 };
 
 // The forward's A, w' [K, 9C] with its columns in col's channel-major row order (w'[k, row(t, c,
