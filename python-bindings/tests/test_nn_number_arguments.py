@@ -107,3 +107,22 @@ def test_recurrent_initial_state_of_another_dtype_is_refused(layer, dtype, state
     y, _ = layer(3, 4).to(state_dtype)(torch.ones(5, 2, 3, dtype=state_dtype),
                                        (h, h) if layer is nn.LSTM else h)  # matching dtypes run
     assert y.dtype == state_dtype
+
+
+@pytest.mark.parametrize("build", [lambda dt: nn.LSTM(3, 4, num_layers=2, proj_size=2, dtype=dt),
+                                   lambda dt: nn.GRU(3, 4, bidirectional=True, dtype=dt),
+                                   lambda dt: nn.RNNCell(3, 4, dtype=dt), lambda dt: nn.LSTMCell(3, 4, dtype=dt)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_recurrent_layers_take_half_dtypes_as_pytorch(build, dtype):
+    m = build(dtype)
+    assert all(p.dtype == dtype for p in m.parameters())
+    bound = 1 / 2.0  # 1 / sqrt(hidden_size)
+    assert all(float(p.detach().float().abs().max()) <= bound for p in m.parameters())
+    m.reset_parameters()
+    assert all(p.dtype == dtype for p in m.parameters())
+    x = torch.ones(5, 2, 3, dtype=dtype) if not isinstance(m, (nn.RNNCell, nn.LSTMCell)) else torch.ones(2, 3, dtype=dtype)
+    out = m(x)
+    y = out[0] if isinstance(out, tuple) else out
+    assert y.dtype == dtype
+    with pytest.raises(ValueError, match="a floating type"):
+        build(torch.int64)

@@ -26,7 +26,7 @@ from .. import _C, _args, _autocast, _dtypes, _trace
 from .._factories import zeros
 from .._random import generator
 from .._spatial import cat, dropout
-from .._tensor import Tensor, _op_multi
+from .._tensor import Tensor, _op_multi, tensor
 from .module import Module, Parameter, assign_data, layer_name
 from .utils.rnn import PackedSequence, select_batch
 
@@ -57,6 +57,14 @@ def _uniform(shape, bound: float, dtype: str) -> np.ndarray:
     return generator().uniform(-bound, bound, shape).astype(dtype)
 
 
+def _uniform_parameter(shape, bound: float, dtype: str, device) -> Parameter:
+    """A parameter of `dtype` drawn by _uniform (bfloat16, which NumPy lacks, drawn in float32 and
+    stored rounded)."""
+    if dtype == "bfloat16":
+        return Parameter(tensor(_uniform(shape, bound, "float32"), device=device).to(_dtypes.to_dtype(dtype)))
+    return Parameter(_uniform(shape, bound, dtype), device=device)
+
+
 def _reset_uniform(layer: Module) -> None:
     """PyTorch's reset_parameters of the recurrent layers and cells: every parameter uniform in
     +-1/sqrt(hidden_size)."""
@@ -70,8 +78,8 @@ def _dtype_of(dtype, where: str) -> str:
         dtype = _dtypes.DEFAULT_FLOAT
     name = getattr(dtype, "__name__", None) or _dtypes.plain(dtype).replace("torch.", "")
     name = {"float": "float32", "double": "float64"}.get(name, name)
-    if name not in ("float32", "float64"):
-        _args.fail(where, "dtype", "float32 or float64", dtype)
+    if name not in ("float32", "float64", "float16", "bfloat16"):  # PyTorch's: any floating type
+        _args.fail(where, "dtype", "a floating type (float32, float64, float16 or bfloat16)", dtype)
     return name
 
 
@@ -156,7 +164,7 @@ class RNNBase(Module):
                 names = []
                 for pattern, shape in shapes:
                     pname = pattern.format(layer, suffix)
-                    setattr(self, pname, Parameter(_uniform(shape, bound, dt), device=device))
+                    setattr(self, pname, _uniform_parameter(shape, bound, dt, device))
                     names.append(pname)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -413,11 +421,11 @@ class RNNCellBase(Module):
         dt = _dtype_of(dtype, where)
         bound = 1.0 / math.sqrt(self.hidden_size)
         gates = num_chunks * self.hidden_size
-        self.weight_ih = Parameter(_uniform((gates, self.input_size), bound, dt), device=device)
-        self.weight_hh = Parameter(_uniform((gates, self.hidden_size), bound, dt), device=device)
+        self.weight_ih = _uniform_parameter((gates, self.input_size), bound, dt, device)
+        self.weight_hh = _uniform_parameter((gates, self.hidden_size), bound, dt, device)
         if self.bias:
-            self.bias_ih = Parameter(_uniform((gates,), bound, dt), device=device)
-            self.bias_hh = Parameter(_uniform((gates,), bound, dt), device=device)
+            self.bias_ih = _uniform_parameter((gates,), bound, dt, device)
+            self.bias_hh = _uniform_parameter((gates,), bound, dt, device)
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
