@@ -6,11 +6,16 @@ the gradient reaches), replayed on the host where a tie makes it matter:
   above every number, and returns the index that lands at position k - 1;
 - torch.mode sorts (value, index) pairs by value with std::sort (libstdc++'s introsort: not
   stable beyond 16 elements) and returns the index at the end of the most frequent run
-  (aten/src/ATen/native/cpu/TensorCompareKernel.cpp, mode_kernel_impl).
+  (aten/src/ATen/native/cpu/TensorCompareKernel.cpp, mode_kernel_impl);
+- torch.topk runs std::partial_sort of the (value, index) pairs when k * 64 <= n (sorted or
+  not), else std::nth_element at k - 1 and, when sorted, std::sort over the first k - 1
+  (aten/src/ATen/native/TopKImpl.h), NaN the largest value.
 """
 from __future__ import annotations
 
 import numpy as np
+
+from ._libstdcxx_sort import heap_select, nth_element, sort_heap, std_sort
 
 
 def _gt(x: float, y: float) -> bool:
@@ -76,116 +81,6 @@ def kth_indices(rows: np.ndarray, k: int) -> np.ndarray:
 
 
 
-# ---- libstdc++'s std::sort (bits/stl_algo.h, bits/stl_heap.h) on [value, index] pairs, by value ----
-_THRESHOLD = 16  # _S_threshold
-
-
-def _less(a, b) -> bool:
-    return a[0] < b[0]  # PyTorch's comparator: the values only (NaN compares false both ways)
-
-
-def _adjust_heap(a: list, first: int, hole: int, length: int, value) -> None:
-    top, child = hole, hole
-    while child < (length - 1) // 2:
-        child = 2 * (child + 1)
-        if _less(a[first + child], a[first + child - 1]):
-            child -= 1
-        a[first + hole] = a[first + child]
-        hole = child
-    if length % 2 == 0 and child == (length - 2) // 2:
-        child = 2 * (child + 1)
-        a[first + hole] = a[first + child - 1]
-        hole = child - 1
-    parent = (hole - 1) // 2  # __push_heap
-    while hole > top and _less(a[first + parent], value):
-        a[first + hole] = a[first + parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    a[first + hole] = value
-
-
-def _heap_sort(a: list, first: int, last: int) -> None:
-    """__partial_sort(first, last, last): make_heap, then sort_heap."""
-    length = last - first
-    if length >= 2:
-        parent = (length - 2) // 2
-        while True:
-            _adjust_heap(a, first, parent, length, a[first + parent])
-            if parent == 0:
-                break
-            parent -= 1
-    while last - first > 1:
-        last -= 1
-        value = a[last]
-        a[last] = a[first]
-        _adjust_heap(a, first, 0, last - first, value)
-
-
-def _median_to_first(a: list, result: int, x: int, y: int, z: int) -> None:
-    if _less(a[x], a[y]):
-        m = y if _less(a[y], a[z]) else z if _less(a[x], a[z]) else x
-    else:
-        m = x if _less(a[x], a[z]) else z if _less(a[y], a[z]) else y
-    a[result], a[m] = a[m], a[result]
-
-
-def _partition(a: list, first: int, last: int, pivot: int) -> int:
-    while True:
-        while _less(a[first], a[pivot]):
-            first += 1
-        last -= 1
-        while _less(a[pivot], a[last]):
-            last -= 1
-        if not first < last:
-            return first
-        a[first], a[last] = a[last], a[first]
-        first += 1
-
-
-def _introsort_loop(a: list, first: int, last: int, depth: int) -> None:
-    while last - first > _THRESHOLD:
-        if depth == 0:
-            _heap_sort(a, first, last)
-            return
-        depth -= 1
-        _median_to_first(a, first, first + 1, first + (last - first) // 2, last - 1)
-        cut = _partition(a, first + 1, last, first)
-        _introsort_loop(a, cut, last, depth)
-        last = cut
-
-
-def _linear_insert(a: list, i: int) -> None:
-    value = a[i]
-    while _less(value, a[i - 1]):
-        a[i] = a[i - 1]
-        i -= 1
-    a[i] = value
-
-
-def _insertion_sort(a: list, first: int, last: int) -> None:
-    for i in range(first + 1, last):
-        if _less(a[i], a[first]):
-            value = a[i]
-            a[first + 1:i + 1] = a[first:i]
-            a[first] = value
-        else:
-            _linear_insert(a, i)
-
-
-def std_sort(pairs: list) -> None:
-    """Sorts pairs ([value, index]) in place by value as libstdc++'s std::sort orders them."""
-    n = len(pairs)
-    if n < 2:
-        return
-    _introsort_loop(pairs, 0, n, 2 * (n.bit_length() - 1))
-    if n > _THRESHOLD:
-        _insertion_sort(pairs, 0, _THRESHOLD)
-        for i in range(_THRESHOLD, n):  # __unguarded_insertion_sort
-            _linear_insert(pairs, i)
-    else:
-        _insertion_sort(pairs, 0, n)
-
-
 def mode_index(row: list) -> int:
     """The index torch.mode returns for row (a list of numbers) on the CPU."""
     pairs = [[v, i] for i, v in enumerate(row)]
@@ -198,3 +93,38 @@ def mode_index(row: list) -> int:
                 best_index, best = index, run
             run = 0
     return best_index
+
+
+def _topk_less(largest: bool):
+    """TopKComparator: 'a before b' with NaN the largest value."""
+    if largest:
+        return lambda a, b: (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+    return lambda a, b: (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
+
+
+def topk_row(row: list, k: int, largest: bool, sorted_: bool) -> list:
+    """The indices torch.topk returns for row (a list of numbers) on the CPU, in its order."""
+    less, pairs = _topk_less(largest), [[v, j] for j, v in enumerate(row)]
+    if k * 64 <= len(row):  # std::partial_sort, whatever sorted says
+        heap_select(pairs, 0, k, len(pairs), less)
+        sort_heap(pairs, 0, k, less)
+    else:
+        nth_element(pairs, k - 1, less)
+        if sorted_:
+            std_sort(pairs, 0, k - 1, less)
+    return [j for _, j in pairs[:k]]
+
+
+def topk_indices(rows: np.ndarray, indices: np.ndarray, k: int, largest: bool, sorted_: bool) -> np.ndarray:
+    """indices (a kernel's top k of each row of the 2-d rows) with the rows where equal values
+    decide the indices or their order (a tie among the k + 1 first values in the kernel's
+    order) replayed as PyTorch's CPU kernel orders them: the Python loop runs for those only."""
+    as_float: np.ndarray = rows.astype(np.float64)
+    key = np.where(np.isnan(as_float), np.inf, as_float)  # NaN the largest (a NaN and an inf: a replay too many)
+    ordered = np.sort(-key if largest else key, axis=1)[:, :k + 1]
+    tied = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    out = indices.copy()
+    for r in np.nonzero(tied)[0]:
+        row = [float(v) if rows.dtype.kind == "f" else int(v) for v in rows[r].tolist()]
+        out[r] = topk_row(row, k, largest, sorted_)
+    return out

@@ -23,7 +23,7 @@ from ._indexing import gather
 from ._math import as_operand, eq
 from ._shapes import stack
 from ._spatial import cat
-from ._cpu_tie_order import kth_indices, mode_index
+from ._cpu_tie_order import kth_indices, mode_index, topk_indices
 from ._reductions import _at_index, _refuse_bool, check_reduced_sizes, shared_by_ties
 from ._tensor import Tensor, _NP, _dim, _op, _op_multi, tensor
 from ._numpy_names import accept_numpy_names
@@ -128,9 +128,26 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
                                      f"  fix: k <= {n}")
     if x.ndim == 0:
         return return_type("topk")(input, as_operand(0, DTYPES["int64"], input.device))
-    values, indices = _op_multi("TopK", [x], {"dim": d, "k": k, "largest": _args.flag(largest, "largest", "topk")})
+    largest = _args.flag(largest, "largest", "topk")
+    values, indices = _op_multi("TopK", [x], {"dim": d, "k": k, "largest": largest})
+    if x.device.type == "cpu" and k:  # PyTorch's CPU kernel decides the order of ties (_cpu_tie_order)
+        indices, replayed = _topk_tie_order(x, indices, d, k, largest, builtins.bool(sorted))
+        if replayed:
+            values = gather(x.detach(), d, indices)
     values = _gathered(x, indices, d, values, "TopkBackward0")
     return return_type("topk")(values.astype(input.dtype), indices)
+
+
+def _topk_tie_order(x: Tensor, indices: Tensor, d: int, k: int, largest: bool, sorted_: bool):
+    """(indices, whether any changed): the kernel's top-k indices with the rows PyTorch's CPU
+    kernel orders otherwise (ties; any row unsorted) replayed on the host."""
+    rows = np.moveaxis(x.detach().numpy(force=True), d, -1)
+    found = np.moveaxis(indices.numpy(force=True), d, -1)
+    flat = found.reshape(-1, k)
+    chosen = topk_indices(rows.reshape(-1, rows.shape[-1]), flat, k, largest, sorted_)
+    if np.array_equal(chosen, flat):
+        return indices, False
+    return tensor(np.moveaxis(chosen.reshape(found.shape), -1, d), dtype=DTYPES["int64"], device=x.device), True
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
