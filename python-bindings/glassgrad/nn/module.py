@@ -40,6 +40,13 @@ class Parameter(Tensor):
         if data is None:
             data = np.zeros((0,), np.float32)
         dtype = None  # arr's own
+        if _keeps_layout(data, device):
+            # PyTorch's Parameter shares the tensor's storage and strides (nn.Parameter(w.t())); here
+            # a strided one does (a dense one is copied into a leaf of its own), as a detached view.
+            h = data.detach()._h
+            h.set_requires_grad(bool(requires_grad))
+            self._h = h
+            return
         if isinstance(data, Tensor):
             device = data.device if device is None else device
             arr, dtype = _array_and_dtype(data)
@@ -65,6 +72,13 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = Parameter(self.numpy(force=True), self.requires_grad, device=self.device, name=self.name)
         return memo[id(self)]
+
+
+def _keeps_layout(data, device) -> bool:
+    """nn.Parameter(data) aliases data: a float tensor on its own device that is not dense in
+    row-major order (a transposed weight); see Parameter.__init__."""
+    return (isinstance(data, Tensor) and (device is None or _device.normalize(device) == data.device)
+            and data.dtype.is_floating_point and not data.is_contiguous())
 
 
 class Buffer(Tensor):
