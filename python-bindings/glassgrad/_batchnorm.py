@@ -28,9 +28,9 @@ from typing import Optional, Union
 
 import numpy as np
 
-from . import _C
+from . import _C, _runtime, _saved_tensor_hooks, _tensor, _trace
 from ._tensor import Tensor, _op, _op_handles, _op_multi, _wrap
-from ._trace import current_scope
+from ._trace import _PACKAGE_DIR, current_scope
 
 
 def _constant(value: float, n: int, like: Tensor) -> Tensor:
@@ -112,10 +112,38 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     training forward calls it directly, with the shape it read): normalized by the batch's
     statistics, and the running ones updated in place when given. Stored statistics and a float
     momentum (every step of a training loop) are updated by the node update_running_stats
-    records for them, here without its checks' calls."""
+    records for them, in one runtime call that also moves the two running tensors
+    (_C.lazy_update_stored_stats); the batch's statistics stay handles, never Tensors, unless an
+    inference tensor lives, an inference_mode block is open or saved-tensor hooks are on
+    (_op_multi's checks and hooks see them)."""
     count = math.prod(shape[2:], start=shape[0]) if len(shape) >= 2 else 2  # values_per_channel (rank: the rule's)
     if count < 2 and shape[1]:
         return _without_statistics(input, shape, weight, bias)
+    if (_tensor._INFERENCE_TENSORS or _saved_tensor_hooks.STACK or _runtime._inference_blocks
+            or _UPDATE_STORED is None):
+        return _training_forward_wrapped(input, count, running_mean, running_var, weight, bias, momentum, eps)
+    y_h, mean_h, var_h = _C.lazy_record_op_outputs("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)},
+                                                   _trace._local, _PACKAGE_DIR)
+    y = Tensor.__new__(Tensor)  # _wrap, written out: no inference_mode block is open
+    y._h = y_h
+    if running_mean is None or running_var is None:
+        return y
+    if type(momentum) is float and _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
+                                                  {"momentum": momentum, "count": count}, _trace._local,
+                                                  _PACKAGE_DIR):
+        return y
+    update_running_stats(running_mean, running_var, _wrap(mean_h), _wrap(var_h), count, momentum)
+    return y
+
+
+# The runtime's statistics update (None in an extension built before it: the wrapped path).
+_UPDATE_STORED = getattr(_C, "lazy_update_stored_stats", None)
+
+
+def _training_forward_wrapped(input: Tensor, count: int, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+                              weight: Tensor, bias: Tensor, momentum: Union[float, Tensor], eps: float) -> Tensor:
+    """training_forward through _op_multi (each output a Tensor, inference checks and saved-tensor
+    hooks applied) and _op_handles; `count` the values per channel."""
     y, mean, var = _op_multi("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)})
     if running_mean is None or running_var is None:
         return y

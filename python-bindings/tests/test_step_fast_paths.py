@@ -612,8 +612,53 @@ def test_running_stats_update_makes_no_tensors_for_its_outputs(monkeypatch):
     bn, got, want = _bn_step_stats()
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
-    assert names == ["BatchNorm2DTrain"]  # the count's and the update's nodes recorded by handle
+    # the count's, the forward's and the update's nodes recorded by handle: no Tensor for the
+    # batch's statistics, and the update's node recorded and its outputs taken in one call
+    assert names == []
     assert int(bn.num_batches_tracked.item()) == 1
+
+
+def test_running_stats_refused_update_moves_neither(monkeypatch):
+    # BatchNormUpdateStats refuses running statistics of another size than the batch's: the
+    # error names the layer, and neither running tensor moves (the forward's count does not either).
+    bn = gg.nn.BatchNorm2d(3)
+    bn.running_mean = gg.zeros(4)
+    gg.realize(bn.running_mean, bn.running_var)
+    mean_h, var_h = bn.running_mean._h, bn.running_var._h
+    with pytest.raises(RuntimeError, match="running_mean"):
+        bn(gg.randn(2, 3, 2, 2))
+    assert bn.running_mean._h.identity == mean_h.identity and bn.running_var._h.identity == var_h.identity
+    assert bn.running_mean.tolist() == [0.0] * 4 and bn.running_var.tolist() == [1.0] * 3
+    assert int(bn.num_batches_tracked.item()) == 0
+
+
+def test_training_forward_inside_inference_mode_makes_inference_output():
+    # an input made outside, the layer called inside inference_mode(): PyTorch's output is an
+    # inference tensor, and the running statistics are updated all the same
+    x = np.random.default_rng(5).standard_normal((4, 3, 2, 2)).astype(np.float32)
+    bn = gg.nn.BatchNorm2d(3)
+    gg.realize(bn.running_mean, bn.running_var)
+    xt = gg.tensor(x)
+    with gg.inference_mode():
+        y = bn(xt)
+    assert y.is_inference() and not xt.is_inference()
+    np.testing.assert_allclose(bn.running_mean.numpy(), 0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5, atol=1e-6)
+    assert int(bn.num_batches_tracked.item()) == 1
+
+
+def test_running_stats_pending_take_the_composed_update():
+    # statistics written in place since last stored (not realized) take update_running_stats'
+    # composed path; the values are PyTorch's either way
+    x = np.random.default_rng(4).standard_normal((4, 3, 2, 2)).astype(np.float32)
+    bn = gg.nn.BatchNorm2d(3)
+    bn.running_mean.add_(1.0)  # pending: an in-place op not computed yet
+    assert not bn.running_mean._h.realized
+    bn(gg.tensor(x))
+    n = x.size // 3
+    np.testing.assert_allclose(bn.running_mean.numpy(), 0.9 * 1.0 + 0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(bn.running_var.numpy(), 0.9 + 0.1 * x.var(axis=(0, 2, 3)) * n / (n - 1), rtol=1e-5,
+                               atol=1e-6)
 
 
 def test_running_stats_under_saved_tensor_hooks_and_beside_inference_tensors(monkeypatch):

@@ -108,6 +108,16 @@ std::vector<int64_t> unrealized(const std::vector<Handle*>& handles) {
   return out;
 }
 
+bool update_stored_stats(const OpSchema& op, Handle& running_mean, Handle& running_var, Handle& mean, Handle& var,
+                         const SharedAttrs& attrs, const SharedMeta& meta) {
+  if (!running_mean.value()->realized() || !running_var.value()->realized()) return false;
+  std::vector<std::unique_ptr<Handle>> outs = record_handles(op, {&running_mean, &running_var, &mean, &var}, attrs, meta);
+  if (outs.size() != 2) throw InternalError("update_stored_stats: " + op.name + " has " + std::to_string(outs.size()) + " outputs, not 2");
+  running_mean.reset(outs[0]->value());
+  running_var.reset(outs[1]->value());
+  return true;
+}
+
 std::vector<int64_t> views(const std::vector<Handle*>& handles) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < handles.size(); ++i)

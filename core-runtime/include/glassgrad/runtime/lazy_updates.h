@@ -53,6 +53,14 @@ std::vector<bool> have_grads(const std::vector<Handle*>& handles);
 // realized): an optimizer step reads its parameters' in one call, as have_grads their gradients.
 std::vector<int64_t> unrealized(const std::vector<Handle*>& handles);
 
+// A BatchNorm layer's running statistics in a training step (glassgrad/_batchnorm.py): when
+// both running_mean and running_var are stored values, records `op` (BatchNormUpdateStats) on
+// (running_mean, running_var, mean, var) and moves the two handles to its two outputs, as
+// h.reset does; false, and nothing recorded, when either is not stored. A refused node moves
+// neither.
+bool update_stored_stats(const OpSchema& op, Handle& running_mean, Handle& running_var, Handle& mean, Handle& var,
+                         const SharedAttrs& attrs, const SharedMeta& meta);
+
 // The positions i (ascending) of the tensors that are views (handles[i]'s chain not empty): the
 // only parameters an optimizer step may find not dense in row-major order (optim/_stand_ins.py),
 // read in one call, as unrealized.
