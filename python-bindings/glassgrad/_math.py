@@ -34,21 +34,28 @@ def is_number(x) -> bool:
     return isinstance(x, _Number) and not isinstance(x, Tensor)
 
 
+def _scalar_like(x) -> bool:
+    """A number, or what PyTorch's argument parser reads as one: a 0-d tensor not requiring grad."""
+    return is_number(x) or (isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad)
+
+
 def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: str):
     """Accepts PyTorch's deprecated overload that passes `keyword` (alpha, value) first and
     positionally, as scripts of PyTorch 0.4's time write it (optimizers copied from its source:
     p.data.add_(-lr, d_p), exp_avg_sq.addcmul_(1 - beta2, grad, grad)), with PyTorch's warning;
-    the documented signature is unchanged (docs/porting.md)."""
+    the documented signature is unchanged (docs/porting.md). As PyTorch's parser, it takes for the
+    number a 0-d tensor that does not require grad (fast.ai's LAMB step passes
+    `-lr * min(r1/r2, 10)`, a 0-d tensor, so), as its value."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(input, *args, **kwargs):
-            if (len(args) == n_tensors + 1 and is_number(args[0]) and keyword not in kwargs
+            if (len(args) == n_tensors + 1 and _scalar_like(args[0]) and keyword not in kwargs
                     and all(isinstance(a, Tensor) for a in args[1:])):
                 name = fn.__name__
                 warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({spelled})\nConsider using one "
                               f"of the following signatures instead:\n\t{name}({instead})", UserWarning,
                               stacklevel=user_stacklevel())
-                kwargs[keyword] = args[0]
+                kwargs[keyword] = args[0].item() if isinstance(args[0], Tensor) else args[0]
                 args = args[1:]
             return fn(input, *args, **kwargs)
         return call

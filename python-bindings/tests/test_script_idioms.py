@@ -120,3 +120,18 @@ def test_a_layer_or_parameter_assigned_after_none_is_the_registered_one():
     assert [n for n, _ in layer.named_parameters()] == ["bias", "head.weight", "head.bias"]
     layer(gg.ones(2, 3)).sum().backward()
     np.testing.assert_allclose(layer.bias.grad.detach().numpy(), np.full(3, 2.0) * layer.head.weight.detach().numpy()[0], rtol=1e-6)
+
+
+def test_scalar_first_add_takes_a_zero_dim_tensor_as_its_number():
+    # fast.ai's LAMB step: p.data.add_(-lr * min(r1/r2, 10), step), the alpha a 0-d tensor;
+    # PyTorch's parser reads a 0-d tensor not requiring grad as the Number of the old overload
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the overload's deprecation warning
+        p = gg.zeros(2)
+        p.add_(-0.5 * gg.tensor(2.0), gg.tensor([1.0, 3.0]))
+        assert p.tolist() == [-1.0, -3.0]
+        assert gg.tensor([1.0]).addcmul(gg.tensor(2.0), gg.tensor([3.0]), gg.tensor([4.0])).tolist() == [25.0]
+        for alpha in (gg.tensor([0.5]), gg.tensor(0.5, requires_grad=True)):  # PyTorch refuses these too
+            with pytest.raises(TypeError):
+                gg.zeros(2).add_(alpha, gg.ones(2))

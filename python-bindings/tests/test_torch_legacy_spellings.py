@@ -35,6 +35,9 @@ OVERLOADS = {
     "addcmul_": (lambda lib, x, a, b: x.clone().addcmul_(0.3, a, b), X + 0.3 * A * B),
     "torch.addcmul": (lambda lib, x, a, b: lib.addcmul(x, 0.3, a, b), X + 0.3 * A * B),
     "addcdiv_": (lambda lib, x, a, b: x.clone().addcdiv_(-0.2, a, b), X - 0.2 * A / POS),
+    # a 0-d tensor not requiring grad is read as the number (fast.ai's LAMB: add_(-lr * min(r1/r2, 10), step))
+    "add_ (0-d)": (lambda lib, x, a, b: x.clone().add_(lib.tensor(-0.125), a), X - 0.125 * A),
+    "addcmul_ (0-d)": (lambda lib, x, a, b: x.clone().addcmul_(lib.tensor(0.25), a, b), X + 0.25 * A * B),
 }
 
 
@@ -47,7 +50,7 @@ def test_scalar_first_overloads_compute_as_torchs(name):
     np.testing.assert_allclose(ours.numpy(), want, rtol=1e-12)
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
     # PyTorch warns once a process for these; glassgrad's text is its first line's
-    base = name.split(".")[-1].rstrip("_")
+    base = name.split(" ")[0].split(".")[-1].rstrip("_")
     assert [c for c, _ in warned] == [UserWarning] and warned[0][1].startswith(f"This overload of {base} is deprecated")
 
 
