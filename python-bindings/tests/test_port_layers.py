@@ -181,7 +181,7 @@ def test_dropout_scales_what_it_keeps_and_is_the_identity_when_not_training():
     layer = nn.Dropout(0.5)
     layer.eval()
     assert layer(x) is x
-    with pytest.raises(ValueError, match=r"p must be in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"dropout probability has to be between 0 and 1, but got 1.5"):
         F.dropout(x, 1.5)
 
 
