@@ -34,8 +34,10 @@ from ._trace import _PACKAGE_DIR, current_scope
 
 
 def _constant(value: float, n: int, like: Tensor) -> Tensor:
-    arr = np.full(n, value, dtype=like.dtype)
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
+    bfloat16 = str.__str__(like.dtype) == "bfloat16"  # NumPy has no bfloat16: made in float32, converted
+    arr = np.full(n, value, dtype=np.float32 if bfloat16 else like.dtype)
+    t = _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
+    return t.to(like.dtype) if bfloat16 else t
 
 
 def values_per_channel(shape) -> int:

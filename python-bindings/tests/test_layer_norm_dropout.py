@@ -112,7 +112,7 @@ def test_dropout_gradient_is_the_mask(rng):
 
 @pytest.mark.parametrize("p", [-0.1, 1.5])
 def test_dropout_refuses_probabilities_outside_0_1(p):
-    with pytest.raises(gg.InvalidArgumentError, match=r"p must be in \[0, 1\]"):
+    with pytest.raises(gg.InvalidArgumentError, match=r"dropout probability has to be between 0 and 1"):
         gg.Dropout(p)
 
 

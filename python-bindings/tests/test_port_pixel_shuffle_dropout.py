@@ -104,7 +104,7 @@ def test_channel_dropout_follows_pytorch_s_rank_rules():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         F.dropout3d(gg.tensor(np.ones((2, 3, 4, 5))), 0.5)  # (C, D, H, W): unbatched, no warning
-    with pytest.raises(gg.InvalidArgumentError, match=r"p must be in \[0, 1\]"):
+    with pytest.raises(gg.InvalidArgumentError, match=r"dropout probability has to be between 0 and 1"):
         gg.nn.Dropout1d(1.5)
 
 

@@ -28,7 +28,7 @@ from .._padding import pad
 from .._spatial import cat, dropout
 from .._tensor import Tensor, _op, _scalar_like, tensor
 from .init import constant_, xavier_normal_, xavier_uniform_
-from .layers import Linear, parameter_dtype
+from .layers import Linear, as_bfloat16, parameter_dtype
 from .module import Module, Parameter
 
 _WHERE = "multi_head_attention_forward"
@@ -344,6 +344,7 @@ class MultiheadAttention(Module):
         else:
             self.bias_k = self.bias_v = None
         self._reset_parameters()
+        as_bfloat16(self, dtype)
 
     def _reset_parameters(self) -> None:
         """PyTorch's: xavier_uniform_ projections, zero biases, xavier_normal_ bias_k and bias_v."""

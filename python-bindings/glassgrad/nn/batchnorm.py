@@ -24,7 +24,7 @@ from .. import _C, _args, _batchnorm, _device
 from .._batchnorm import _constant, batch_norm
 from .._runtime import no_grad
 from .._tensor import Tensor, _op, _op_handles, tensor
-from .layers import _check_tensor, parameter_dtype
+from .layers import _check_tensor, as_bfloat16, parameter_dtype
 from .module import Module, Parameter, layer_name
 
 
@@ -62,6 +62,7 @@ class _BatchNorm(Module):
         self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
         self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and _args.flag(bias, "bias", name) else None
         register_running_stats(self, c, dt, device)
+        as_bfloat16(self, dtype)
 
     def _check(self, x) -> None:
         """The layer's own contract, which no shape rule can see: the op normalizes any (N, C, ...)

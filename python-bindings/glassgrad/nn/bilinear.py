@@ -7,7 +7,7 @@ import math
 from .. import _args
 from .._bilinear import bilinear, channel_shuffle
 from .._random import generator
-from .layers import _parameter, parameter_dtype
+from .layers import _parameter, as_bfloat16, parameter_dtype
 from .module import Module
 
 
@@ -27,6 +27,7 @@ class Bilinear(Module):
         self.weight = _parameter(generator().uniform(-bound, bound, shape), device, dt)
         self.bias = _parameter(generator().uniform(-bound, bound, self.out_features), device, dt) if \
             _args.flag(bias, "bias", where) else None
+        as_bfloat16(self, dtype)
 
     def forward(self, input1, input2):
         return bilinear(input1, input2, self.weight, self.bias)

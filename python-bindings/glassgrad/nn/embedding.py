@@ -12,7 +12,7 @@ from .. import _args
 from .._embedding import embedding, embedding_bag, padding_index
 from .._random import generator
 from .._tensor import Tensor, tensor
-from .layers import _check_tensor, parameter_dtype
+from .layers import _check_tensor, as_bfloat16, parameter_dtype
 from .module import Module, Parameter
 
 
@@ -37,6 +37,7 @@ class _Table(Module):
             if self.padding_idx is not None:
                 values[self.padding_idx] = 0.0
             self.weight = Parameter(values, requires_grad, device=device)
+            as_bfloat16(self, dtype)
         else:
             if tuple(_weight.shape) != shape:
                 raise _args.AssertedShapeError(

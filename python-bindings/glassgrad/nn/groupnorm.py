@@ -27,7 +27,7 @@ from .._batchnorm import _constant
 from .._tensor import Tensor, _op_multi
 from .._torch_operands import node_attrs
 from . import init
-from .layers import _check_tensor, parameter_dtype
+from .layers import _check_tensor, as_bfloat16, parameter_dtype
 from .module import Module, Parameter
 
 
@@ -71,6 +71,7 @@ class GroupNorm(Module):
         c = self.num_channels
         self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
         self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and bias else None
+        as_bfloat16(self, dtype)
 
     def reset_parameters(self) -> None:
         """weight 1, bias 0 (PyTorch's)."""

@@ -49,14 +49,23 @@ def reset_conv_parameters(layer: Module) -> None:
 
 def parameter_dtype(dtype, where: str) -> np.dtype:
     """The NumPy type of a layer's parameters for its dtype= argument (None: the default floating
-    type, float32 unless set_default_dtype changed it): a floating type, as PyTorch's layers require."""
+    type, float32 unless set_default_dtype changed it): a floating type, as PyTorch's layers require.
+    bfloat16, which NumPy lacks: float32, the layer converting its tensors after (as_bfloat16)."""
     if dtype is None:
         dtype = _dtypes.DEFAULT_FLOAT
     dt = _dtypes.to_dtype(dtype, where)
     if not dt.is_floating_point:
         raise _C.DTypeError(f"{where}: dtype={dt} is not a floating type: a layer's parameters are floats\n"
                             f"  fix: dtype=glassgrad.float32 or dtype=glassgrad.float64")
-    return np.dtype(_dtypes.plain(dt))
+    return np.dtype("float32" if _dtypes.plain(dt) == "bfloat16" else _dtypes.plain(dt))
+
+
+def as_bfloat16(layer: Module, dtype) -> None:
+    """A layer built with dtype=bfloat16 (or that default dtype): its floating parameters and
+    buffers, made in float32 by parameter_dtype, converted in place."""
+    dt = _dtypes.to_dtype(_dtypes.DEFAULT_FLOAT if dtype is None else dtype)
+    if _dtypes.plain(dt) == "bfloat16":
+        layer.to(dtype=dt)
 
 
 def _parameter(values: np.ndarray, device, dtype: np.dtype) -> Parameter:
@@ -121,6 +130,7 @@ class Conv2d(Module):
         self.weight = _parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in),
                                  device, dt)
         self.bias = _parameter(_default_uniform(self.out_channels, fan_in), device, dt) if bias else None
+        as_bfloat16(self, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
@@ -176,6 +186,7 @@ class Linear(Module):
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)
         self.bias = _parameter(_default_uniform(self.out_features, self.in_features), device, dt) if bias else None
+        as_bfloat16(self, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
@@ -221,6 +232,7 @@ class LayerNorm(Module):
         ones, zeros = np.ones(self.normalized_shape, dt), np.zeros(self.normalized_shape, dt)
         self.weight = Parameter(ones, device=device) if self.elementwise_affine else None
         self.bias = Parameter(zeros, device=device) if self.elementwise_affine and bias else None
+        as_bfloat16(self, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
