@@ -941,6 +941,7 @@ def _nan_gradient_at(mask: Tensor, t: Tensor) -> Tensor:
 
 def logaddexp2(input, other) -> Tensor:
     """log2(2^a + 2^b) (torch.logaddexp2)."""
+    _refuse_integral("logaddexp2", input, other)
     ln2 = math.log(2.0)
     a, b = float_result_operands(input, other)
     return div(logaddexp(mul(a, ln2), mul(b, ln2)), ln2)

@@ -337,7 +337,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, where: str):
-    if not input.dtype.is_floating_point:
+    if input.dtype not in ("float32", "float64"):
         raise _C.DTypeError(f"{where}() input tensor must be either float or double dtype\n  {where}: got "
                             f"{input.dtype}\n  fix: x.float()")
     if interpolation not in _INTERPOLATIONS:

@@ -118,6 +118,9 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         _args.fail(where, "elements", "a glassgrad.Tensor (elements or test_elements)", elements, type_error=True)
     a, b = _values(elements, where, "elements"), _values(test_elements, where, "test_elements")
+    if a.dtype == np.bool_:  # PyTorch's RuntimeError
+        raise _C.DTypeError("Unsupported input type encountered for isin(): Bool\n  isin: the elements are a bool "
+                            "tensor\n  fix: elements.long() (and test_elements.long())")
     found = np.isin(a, b, assume_unique=_args.flag(assume_unique, "assume_unique", where),
                     invert=_args.flag(invert, "invert", where))
     device = elements.device if isinstance(elements, Tensor) else test_elements.device

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 
-from . import _C, _autocast, _dtypes
+from . import _C, _args, _autocast, _dtypes
+from ._inplace import _type_name
 from . import _special_values as V
 from ._tensor import Tensor, tensor
 from .autograd.function import Function
@@ -154,9 +155,11 @@ def _tensors_only(name: str, input, other) -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"{name}(): argument '{what}' must be Tensor, not {type(value).__name__}\n"
                             f"  fix: glassgrad.tensor({value!r}) for a number")
-        if not value.dtype.is_floating_point:
-            raise _C.DTypeError(f"\"{name}_cpu\" not implemented for '{value.dtype}'\n  {name}: {what} must be a "
-                                f"floating tensor, as PyTorch's\n  fix: {what}.double() (or .float())")
+    common = _dtypes.result_type(input, other)  # PyTorch checks the promoted dtype (a 0-d float promotes)
+    if not common.is_floating_point:
+        raise _args.UnsupportedDTypeError(f"\"{name}_cpu\" not implemented for '{_type_name(common)}'\n  {name}: "
+                                          f"inputs {input.dtype} and {other.dtype} promote to {common}, not a "
+                                          f"floating type (as PyTorch refuses it)\n  fix: input.double() (or .float())")
 
 
 def _igamma_args(input, other):

@@ -20,6 +20,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
     if not isinstance(input, Tensor) or input.ndim > 2:
         raise _C.ShapeError(f"cov: expected input to have two or fewer dimensions but got an input with "
                             f"{getattr(input, 'ndim', '?')} dimensions\n  fix: input.reshape(variables, observations)")
+    if input.dtype == "bool":  # PyTorch's NotImplementedError
+        raise _args.UnsupportedDTypeError("cov(): bool dtype is not supported for input\n  fix: input.float()")
     x = input.reshape(1, -1) if input.ndim < 2 else input
     if x.dtype not in ("float32", "float64", "float16", "bfloat16"):
         x = x.to("float32")
@@ -90,7 +92,7 @@ def _halves(y: Tensor, d: int):
 
 def _refuse_bool(where: str, y: Tensor, x) -> None:
     if y.dtype == "bool" or (isinstance(x, Tensor) and x.dtype == "bool"):
-        raise _C.DTypeError(f"{where}: received a bool input for `x` or `y`, but bool is not supported (as in "
+        raise _args.UnsupportedDTypeError(f"{where}: received a bool input for `x` or `y`, but bool is not supported (as in "
                             f"PyTorch)\n  fix: convert first: y.float()")
 
 
