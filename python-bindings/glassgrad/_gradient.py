@@ -92,6 +92,11 @@ def gradient(input: Tensor, *, spacing=None, dim=None, edge_order: int = 1) -> T
     estimate per dim (every dim of input when dim is None), each of input's shape (a floating
     type; integers give the default floating type)."""
     where = "gradient"
+    if input.dtype == "uint8":  # PyTorch's RuntimeError; bool: its NotImplementedError of bool subtraction
+        raise _C.DTypeError("torch.gradient does not support uint8 input.\n  fix: input.long() or input.float()")
+    if input.dtype == "bool":
+        raise _args.UnsupportedDTypeError("Subtraction, the `-` operator, with two bool tensors is not supported.\n"
+                                          "  gradient: a bool input\n  fix: input.float()")
     if edge_order not in (1, 2) or isinstance(edge_order, bool):
         raise _C.InvalidArgumentError("torch.gradient only supports edge_order=1 and edge_order=2.\n"
                                       "  fix: edge_order=1 or 2")

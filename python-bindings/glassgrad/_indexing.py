@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _runtime, _tensor, _trace
 from ._dtypes import DTYPES
+from ._inplace import _type_name
 from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
 from ._torch_operands import named_node
 
@@ -314,6 +315,9 @@ def _flat_index(index, input: Tensor, where: str) -> Tensor:
 def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of input, read as a 1-d tensor, at index, in index's shape (PyTorch's
     torch.take; negative indices count from the end)."""
+    if isinstance(index, Tensor) and index.dtype != "int64":  # PyTorch's RuntimeError
+        raise _C.DTypeError(f"take(): Expected a long tensor for index, but got {_type_name(index.dtype)}\n  take: "
+                            f"index {list(index.shape)} is {index.dtype}\n  fix: index.long()")
     flat_index = _flat_index(index, input, "take")
     return named_node(gather(input.reshape(-1), 0, flat_index.reshape(-1)).reshape(*flat_index.shape), "TakeBackward0",
                       input)

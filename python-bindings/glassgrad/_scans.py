@@ -97,9 +97,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     is their input order (a stable sort, whatever `stable` says)."""
     _args.flag(descending, "descending", "sort")
     x = _sortable(input)
+    d = _axis(dim, x, "sort")  # a 0-d input takes dim 0 or -1 (PyTorch's IndexError else)
     if x.ndim == 0:
         return return_type("sort")(input, as_operand(0, DTYPES["int64"], input.device))
-    d = _axis(dim, x, "sort")
     values, indices = _op_multi("Sort", [x], {"dim": d, "descending": builtins.bool(descending)})
     values = _gathered(x, indices, d, values, "SortBackward0")
     return return_type("sort")(values.astype(input.dtype), indices)

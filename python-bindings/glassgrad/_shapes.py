@@ -457,6 +457,9 @@ def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (torch.trace)."""
     if input.ndim != 2:
         raise _C.ShapeError(f"trace: needs a matrix, got shape {list(input.shape)}")
+    if input.dtype == "bool":  # PyTorch's NotImplementedError
+        raise _args.UnsupportedDTypeError("\"trace\" not implemented for 'Bool'\n  trace: a bool matrix\n  fix: "
+                                          "input.long().trace()")
     if not input.requires_grad:
         return _sum(diagonal(input))
     return _op("Sum", [diagonal(input)], {"dims": [], "keepdim": False, "torch_node": "TraceBackward0"})

@@ -3,7 +3,9 @@ over dtypes, 0-d, empty and broadcast operands): trapezoid, cumulative_trapezoid
 bool with PyTorch's NotImplementedError; logaddexp2 of two integer tensors is NotImplementedError
 as logaddexp's; igamma/igammac check the promoted dtype (an int tensor beside a 0-d float is
 fine, two int tensors NotImplementedError); isin of bool elements is PyTorch's RuntimeError;
-quantile and nanquantile take float32 and float64 only (RuntimeError for float16)."""
+quantile and nanquantile take float32 and float64 only (RuntimeError for float16); trace of a
+bool matrix and gradient of a bool tensor are NotImplementedError, gradient of uint8 and take
+with an int32 index RuntimeError; sort and argsort of a 0-d tensor check dim (IndexError)."""
 import numpy as np
 import pytest
 
@@ -21,6 +23,12 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.isin(m.tensor(B), m.tensor(B)), RuntimeError),
     (lambda m: m.quantile(m.tensor([1.0, 2.0], dtype=m.float16), 0.5), RuntimeError),
     (lambda m: m.nanquantile(m.tensor([1.0, 2.0], dtype=m.bfloat16), 0.5), RuntimeError),
+    (lambda m: m.trace(m.tensor(B)[:, :2]), NotImplementedError),
+    (lambda m: m.gradient(m.tensor(B)), NotImplementedError),
+    (lambda m: m.gradient(m.tensor([1, 2, 4], dtype=m.uint8)), RuntimeError),
+    (lambda m: m.take(m.tensor([1.0, 2.0]), m.tensor([0], dtype=m.int32)), RuntimeError),
+    (lambda m: m.sort(m.tensor(1.0), 2), IndexError),
+    (lambda m: m.argsort(m.tensor(1.0), 1), IndexError),
 ]
 
 
@@ -28,6 +36,12 @@ REFUSED = [  # (call, PyTorch's exception type)
 def test_refused_with_pytorchs_kind(call, kind):
     with pytest.raises(kind):
         call(gg)
+
+
+def test_sort_of_a_0d_tensor_along_0_and_minus_1():
+    for d in (0, -1):
+        values, indices = gg.sort(gg.tensor(3.0), d)
+        assert values.item() == 3.0 and indices.item() == 0 and indices.ndim == 0
 
 
 def test_igamma_of_an_int_tensor_and_a_0d_float():
