@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any, Callable, Dict, List, Optional
 
 from .. import _args
-from .lr_scheduler import LRScheduler, _check_optimizer, _cycled_momenta, _number, _per_group, _set_momentum
+from .lr_scheduler import LRScheduler, _check_optimizer, _cycled_momenta, _number, _per_group, _set_momentum, set_group_value
 from .optimizer import Optimizer
 
 
@@ -34,7 +34,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", optimizer, base_lr, where, rate)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                set_group_value(group, "lr", lr)
         self.max_lrs = _per_group("max_lr", optimizer, max_lr, where, rate)
         # unchecked in PyTorch: sizes adding up to 0 divide by zero below, as there
         up = float(_number(step_size_up, "step_size_up", where, fix="step_size_up=2000"))

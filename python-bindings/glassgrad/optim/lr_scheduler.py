@@ -37,6 +37,8 @@ from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 from .. import _C, _args
+from .._runtime import no_grad as _no_grad
+from .._tensor import Tensor as _Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -61,6 +63,18 @@ def _warn_outside_step(get_lr: Callable) -> Callable:
         return get_lr(self, *args, **kwargs)
     wrapper._warns = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def set_group_value(group, key: str, value) -> None:
+    """group[key] = value, PyTorch's _update_param_group_val: a tensor there (a learning rate
+    given as a 0-d tensor) is filled in place, so the script's tensor holds the new rate."""
+    old = group[key]
+    if isinstance(old, _Tensor):
+        with _no_grad():
+            old.fill_(float(value))
+        group[key] = old  # the group sees the new value (its 0-d copies are refilled)
+    else:
+        group[key] = value
 
 
 def _check_optimizer(optimizer, where: str) -> None:
@@ -175,7 +189,8 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                lr = group["lr"]  # a tensor is cloned, as PyTorch's: the group's is filled in place
+                group.setdefault("initial_lr", lr.clone() if isinstance(lr, _Tensor) else lr)
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -208,8 +223,9 @@ class LRScheduler:
     def get_lr(self) -> List[float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _group_lrs(self) -> List[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
+    def _group_lrs(self) -> List[Any]:  # floats, or tensors where a group holds one
+        # a tensor rate is cloned (PyTorch's _param_groups_val_list): the group's is filled in place
+        return [lr.clone() if isinstance(lr, _Tensor) else lr for lr in (g["lr"] for g in self.optimizer.param_groups)]
 
     def step(self, epoch: Optional[int] = None) -> None:
         """Advances the schedule by one (call it after optimizer.step()). epoch (deprecated in
@@ -236,7 +252,7 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            set_group_value(group, "lr", lr)
         self._last_lr = self._group_lrs()
 
 
@@ -520,7 +536,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            set_group_value(group, "lr", lr)
         self._last_lr = self._group_lrs()
 
 
@@ -655,7 +671,7 @@ class SequentialLR(_Composite):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:  # undo what building the schedulers did
-            group["lr"] = group["initial_lr"]
+            set_group_value(group, "lr", group["initial_lr"])
         self._undo(self)
         first = self._schedulers[bisect_right(self._milestones, 0)]
         first._initial_step()
@@ -806,7 +822,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, low)
             if old - new > self.eps:
-                group["lr"] = new
+                set_group_value(group, "lr", new)
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
