@@ -207,7 +207,7 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
     and the bin's width. Floating inputs only; both results in the input's dtype, no gradient."""
     if out is not None:
         raise _C.UnsupportedError("torch.histogram(..., out=...) is not supported\n  fix: hist, edges = torch.histogram(x, bins)")
-    if not input.dtype.is_floating_point:
+    if input.dtype not in ("float32", "float64"):
         raise UnsupportedDTypeError(f"\"histogramdd\" not implemented for '{_type_name(input.dtype)}'\n  "
                                     f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
     a: np.ndarray = input.numpy(force=True).astype(np.float64).reshape(-1)

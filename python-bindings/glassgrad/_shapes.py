@@ -699,6 +699,10 @@ def t(input: Tensor) -> Tensor:
 def adjoint(input: Tensor) -> Tensor:
     """The conjugate transpose of the last two dims (torch.adjoint): the transpose, glassgrad's
     dtypes being real; a view."""
+    if input.ndim == 0:  # PyTorch returns it, with its deprecation warning
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                      stacklevel=_trace.user_stacklevel())
+        return input
     if input.ndim < 2:
         raise _C.ShapeError(f"adjoint() is only supported on matrices or batches of matrices. Got {input.ndim}-D "
                             f"tensor.\n  fix: x.unsqueeze(0) for a 1-row matrix")
@@ -988,6 +992,11 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if not (x1.dtype.is_floating_point and x2.dtype.is_floating_point):
         raise _C.DTypeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}, X2 got: {x2.dtype}\n"
                             f"  fix: x.float()")
+    for t in (x1, x2):
+        if t.dtype in ("float16", "bfloat16"):  # PyTorch's CPU kernel: NotImplementedError
+            raise _args.UnsupportedDTypeError(f"\"cdist\" not implemented for '{_type_name(t.dtype)}'\n  cdist: "
+                                              f"{list(x1.shape)} {x1.dtype} and {list(x2.shape)} {x2.dtype}\n  "
+                                              f"fix: x.float()")
     if x1.dtype != x2.dtype:
         raise _C.DTypeError(f"expected scalar type {_type_name(x1.dtype)} but found "
                             f"{_type_name(x2.dtype)}\n  cdist: X1 is {x1.dtype}, X2 is {x2.dtype}\n  fix: "

@@ -9,6 +9,7 @@ from typing import Optional
 
 from . import _C, _args, _autocast, _dtypes
 from ._arranging import triu_indices
+from ._inplace import _type_name
 from ._tensor import Tensor
 
 
@@ -134,6 +135,9 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
         p = _args.real(p, "p", "pdist", minimum=0.0)
     if not input.dtype.is_floating_point:
         raise _C.DTypeError(f"pdist only supports floating-point dtypes, got {input.dtype}\n  fix: input.float()")
+    if input.dtype in ("float16", "bfloat16"):  # PyTorch's CPU kernel: NotImplementedError
+        raise _args.UnsupportedDTypeError(f"\"pdist\" not implemented for '{_type_name(input.dtype)}'\n  pdist: "
+                                          f"{list(input.shape)} {input.dtype}\n  fix: input.float()")
     pairs = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     diff = input.index_select(0, pairs[0]) - input.index_select(0, pairs[1])
     return diff.norm(p, dim=1) if diff.shape[0] else diff.sum(1)

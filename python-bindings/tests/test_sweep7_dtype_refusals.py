@@ -5,7 +5,9 @@ as logaddexp's; igamma/igammac check the promoted dtype (an int tensor beside a 
 fine, two int tensors NotImplementedError); isin of bool elements is PyTorch's RuntimeError;
 quantile and nanquantile take float32 and float64 only (RuntimeError for float16); trace of a
 bool matrix and gradient of a bool tensor are NotImplementedError, gradient of uint8 and take
-with an int32 index RuntimeError; sort and argsort of a 0-d tensor check dim (IndexError)."""
+with an int32 index RuntimeError; sort and argsort of a 0-d tensor check dim (IndexError); cdist
+and pdist of float16/bfloat16 and histogram of float16 are NotImplementedError (PyTorch's CPU
+kernels); adjoint of a 0-d tensor returns it, with PyTorch's deprecation warning."""
 import numpy as np
 import pytest
 
@@ -29,6 +31,9 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.take(m.tensor([1.0, 2.0]), m.tensor([0], dtype=m.int32)), RuntimeError),
     (lambda m: m.sort(m.tensor(1.0), 2), IndexError),
     (lambda m: m.argsort(m.tensor(1.0), 1), IndexError),
+    (lambda m: m.cdist(m.ones(2, 3, dtype=m.float16), m.ones(2, 3, dtype=m.float16)), NotImplementedError),
+    (lambda m: m.pdist(m.ones(2, 3, dtype=m.bfloat16)), NotImplementedError),
+    (lambda m: m.histogram(m.ones(3, dtype=m.float16)), NotImplementedError),
 ]
 
 
@@ -36,6 +41,14 @@ REFUSED = [  # (call, PyTorch's exception type)
 def test_refused_with_pytorchs_kind(call, kind):
     with pytest.raises(kind):
         call(gg)
+
+
+def test_adjoint_of_a_0d_tensor_is_the_tensor():
+    x = gg.tensor(2.0)
+    with pytest.warns(UserWarning, match="deprecated on 0-D"):
+        assert gg.adjoint(x) is x
+    with pytest.raises(RuntimeError):
+        gg.adjoint(gg.tensor([1.0, 2.0]))
 
 
 def test_sort_of_a_0d_tensor_along_0_and_minus_1():
