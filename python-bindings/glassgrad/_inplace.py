@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 
 from . import (_C, _args, _dtypes, _expanded_writes, _multi_views, _no_grad_views, _node_inputs, _runtime,
-               _shared_memory)
+               _shared_memory, _view_hooks)
 # glassgrad._tensor imports this module first, so it is partly made here: its names (and
 # _tensor._indexing, imported at its end) are read when called, without an import per call.
 from . import _tensor
@@ -63,6 +63,8 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     check_not_inference(t, op)
     _multi_views.check(t, op)
     _no_grad_views.check(t, op, result)
+    if _view_hooks.HOOKED:
+        _view_hooks.written(t)
     th = t._h
     if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
         th.write_here(result._h, op, first_seq, _PACKAGE_DIR, node)  # nothing to check or convert

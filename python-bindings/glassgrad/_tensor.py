@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _no_grad_views, _vmap_calls
+from . import _no_grad_views, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -1507,6 +1507,7 @@ class Tensor:
             return out._h
 
         key = self._h.add_grad_hook(call)
+        _view_hooks.registered(self, key)
         if _node_hooks._NODES:
             _node_hooks.keep_last(self._h)
         owner = weakref.ref(self)  # a parameter's value changes at each update; its hooks move along
