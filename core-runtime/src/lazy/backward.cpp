@@ -644,18 +644,25 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
       import_nodes(ex, imported);  // the rest of the backward nodes
     }
   }
+  // The gradients stored as leaves' .grad in this call: one value (the gradient of b_ih + b_hh
+  // reaches both biases) is stored once and copied for the others, as PyTorch's AccumulateGrad
+  // copies a gradient held elsewhere, so that an in-place update of one .grad (clamp_, mul_)
+  // neither changes the others nor conflicts with their updates in the same step.
+  std::unordered_set<const TraceValue*> stored;
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (grads[i] == kNoValue) continue;
     // Written in place since the graph was recorded: the gradient goes to the newest version.
     const ValuePtr leaf = newest_version(ex.by_id.at(static_cast<size_t>(wrt[i])));
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
     if (!leaf->grad_hooks.empty()) g = run_hooks(*leaf, g);  // before accumulating, as PyTorch's leaf hooks
+    if (!leaf->grad && stored.count(g.get())) g = record_untracked("Contiguous", {g}, leaf->name);
     if (sync && synced[i]) {  // a synced gradient already holds the old one
       if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";
       set_grad(leaf, g);
     } else {
       accumulate_grad(leaf, g);
     }
+    stored.insert(leaf->grad.get());
   }
   if (!retain_graph) release_graph(ex, saving);
 }
