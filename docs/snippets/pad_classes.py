@@ -123,3 +123,27 @@ for (t0, t1), (lo, hi) in zip(GROUP_TAPS, reach):
     yc[:, lo:hi] += w_cols[:, t0 * 16:t1 * 16] @ col[rows, lo:hi]
 for p, (b, i, j) in enumerate(order):
     assert np.allclose(yc[:, p], want_y[b, :, i, j], rtol=1e-12, atol=1e-12)
+
+
+# --8<-- [start:split]
+def split_columns(x):
+    """Each row's even columns, then its odd ones (W even): the forward's panels gather from this
+    copy of the batch when output rows are longer than 4 (cpu::split_columns)."""
+    return np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)
+
+
+def split_column(s, j, w):
+    """The column of a split row that tap column s of output column j reads (j >= 1 for s = 0)."""
+    return (w // 2 - 1 + j, j, w // 2 + j)[s]
+
+
+# Layer3.0.conv1's 16x16 input (8x8 outputs), fewer channels: every tap of an interior output
+# row reads one run of consecutive columns of the split row, the values x[2i + r - 1, 2j + s - 1].
+x16 = rng.standard_normal((2, 4, 16, 16))
+xs = split_columns(x16)
+for r, s in TAP_RS:
+    for i in range(1, 8):
+        cols = [split_column(s, j, 16) for j in range(1, 8)]
+        assert np.all(np.diff(cols) == 1)
+        assert np.array_equal(xs[:, :, 2 * i + r - 1, cols], x16[:, :, 2 * i + r - 1, [2 * j + s - 1 for j in range(1, 8)]])
+# --8<-- [end:split]
