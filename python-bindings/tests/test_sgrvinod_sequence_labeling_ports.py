@@ -1,7 +1,7 @@
 """sgrvinod/a-PyTorch-Tutorial-to-Sequence-Labeling (models.py: LM-LSTM-CRF, character LSTMs
 forward and backward over packed sequences, a highway network, a word BiLSTM and a CRF layer;
 utils.py: CoNLL-2003 reading, maps, GloVe loading, input tensors; inference.py: Viterbi decoding;
-train.py), ported on the fly with their imports changed only from
+train.py; dynamic_rnn.py, the packing demo), ported on the fly with their imports changed only from
 $GLASSGRAD_SCRIPT_SOURCES/a-PyTorch-Tutorial-to-Sequence-Labeling (script_sources.py; without it,
 or without scikit-learn, these tests skip).
 
@@ -149,3 +149,28 @@ def test_model_step_and_decoding_match_pytorch(tmp_path):
     stepped = theirs[4].state_dict()
     for name, value in ours[4].state_dict().items():
         np.testing.assert_allclose(value.numpy(), stepped[name].numpy(), rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+@needs(REPO)
+def test_dynamic_rnn_demo_prints_pytorchs_packing(tmp_path):
+    """dynamic_rnn.py: an LSTM over padded and over packed sequences. Its first print is an LSTM
+    output from unseeded weights; the rest (the packed output's shape, its zero padding, the sorted
+    sequences, a PackedSequence's data and batch_sizes) is what PyTorch 2.14.1 prints, Size
+    written glassgrad.Size."""
+    port_script.port_file(source(REPO, "dynamic_rnn.py"), str(tmp_path / "dynamic_rnn.py"))
+    proc = subprocess.run([sys.executable, "dynamic_rnn.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300, env=_env())
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rest = proc.stdout[proc.stdout.index("glassgrad.Size"):]
+    zeros = ", ".join(["0."] * 50)
+    assert rest.startswith("glassgrad.Size([3, 6, 50])\n"), rest
+    assert " ".join(rest.split()) == " ".join(f"""glassgrad.Size([3, 6, 50])
+tensor([{zeros}], grad_fn=<SelectBackward0>)
+tensor([[ 6,  7,  8,  9, 10, 11, 25],
+        [ 0,  1,  2,  3, 25, 25, 25],
+        [ 4,  5, 25, 25, 25, 25, 25]])
+tensor([ 6,  0,  4,  7,  1,  5,  8,  2,  9,  3, 10, 11])
+tensor([3, 3, 2, 2, 1, 1])
+tensor([[ 6,  7,  8,  9, 10, 11, 25],
+        [ 0,  1,  2,  3, 25, 25, 25],
+        [ 4,  5, 25, 25, 25, 25, 25]])""".split()), rest
