@@ -211,6 +211,10 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     if dim is None:
         return gather(input.reshape(-1), 0, _index_tensor(indices, input, "take_along_dim").reshape(-1))
     d = _dim(dim, max(input.ndim, 1), "take_along_dim", input.shape)
+    if isinstance(indices, Tensor) and indices.dtype != "int64":  # PyTorch's RuntimeError (with a dim only)
+        raise _C.DTypeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                            f"{_type_name(indices.dtype)}\n  take_along_dim: indices {list(indices.shape)} along dim "
+                            f"{dim}\n  fix: indices.long()")
     indices = _index_tensor(indices, input, "take_along_dim")
     if indices.ndim != input.ndim:
         raise _C.ShapeError(f"take_along_dim: input and indices should have the same number of dimensions, but "

@@ -34,6 +34,7 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.cdist(m.ones(2, 3, dtype=m.float16), m.ones(2, 3, dtype=m.float16)), NotImplementedError),
     (lambda m: m.pdist(m.ones(2, 3, dtype=m.bfloat16)), NotImplementedError),
     (lambda m: m.histogram(m.ones(3, dtype=m.float16)), NotImplementedError),
+    (lambda m: m.take_along_dim(m.ones(2, 3), m.zeros(2, 3, dtype=m.int32), 1), RuntimeError),
 ]
 
 
