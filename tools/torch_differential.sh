@@ -11,6 +11,8 @@
 #                                      how every layer prints
 #   test_torch_functional_sweep_*.py   torch.nn.functional over argument forms, dtypes and layouts:
 #                                      values, gradients and error classes (tests/functional_sweep.py)
+#   test_torch_sweep7_functions.py     the torch.* functions glassgrad has over argument forms and
+#                                      dtypes: values, dtypes, shapes and error classes
 # CI's environment never installs torch, so there the tests skip;
 # this script is how it runs.
 #
@@ -33,4 +35,5 @@ if ! ls python-bindings/glassgrad/_C*.so >/dev/null 2>&1; then bash tools/dev_bu
 PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py \
   python-bindings/tests/test_torch_differential_tensor.py python-bindings/tests/test_torch_surface.py \
   python-bindings/tests/test_torch_signatures.py python-bindings/tests/test_torch_functional_sweep_spatial.py \
-  python-bindings/tests/test_torch_functional_sweep_losses.py python-bindings/tests/test_torch_functional_sweep_edges.py "$@"
+  python-bindings/tests/test_torch_functional_sweep_losses.py python-bindings/tests/test_torch_functional_sweep_edges.py \
+  python-bindings/tests/test_torch_sweep7_functions.py "$@"
