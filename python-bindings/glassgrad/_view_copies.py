@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from . import _shapes
-from ._tensor import Tensor
+from . import _C, _shapes
+from ._tensor import Tensor, _dim
 
 __all__ = ["alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "slice_copy",
            "split_copy", "split_with_sizes_copy", "squeeze_copy", "t_copy", "transpose_copy", "unbind_copy",
@@ -52,7 +52,10 @@ def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
 
 def slice_copy(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     """torch.slice_copy: input[..., start:end:step] along dim, copied."""
-    d = dim % input.ndim
+    if input.ndim == 0:
+        raise _C.GlassgradIndexError("slice() cannot be applied to a 0-dim tensor.\n  slice_copy: input is 0-d\n"
+                                     "  fix: input.reshape(1) first")
+    d = _dim(dim, input.ndim, "slice_copy", input.shape)
     return input[(slice(None),) * d + (slice(start, end, step),)].clone()
 
 

@@ -35,6 +35,8 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.pdist(m.ones(2, 3, dtype=m.bfloat16)), NotImplementedError),
     (lambda m: m.histogram(m.ones(3, dtype=m.float16)), NotImplementedError),
     (lambda m: m.take_along_dim(m.ones(2, 3), m.zeros(2, 3, dtype=m.int32), 1), RuntimeError),
+    (lambda m: m.slice_copy(m.ones(2, 3), 2), IndexError),
+    (lambda m: m.slice_copy(m.tensor(1.0)), IndexError),
 ]
 
 
@@ -50,6 +52,11 @@ def test_adjoint_of_a_0d_tensor_is_the_tensor():
         assert gg.adjoint(x) is x
     with pytest.raises(RuntimeError):
         gg.adjoint(gg.tensor([1.0, 2.0]))
+
+
+def test_slice_copy_along_a_negative_dim():
+    got = gg.slice_copy(gg.arange(6.0).reshape(2, 3), -1, 1)
+    np.testing.assert_array_equal(got.numpy(), [[1, 2], [4, 5]])
 
 
 def test_sort_of_a_0d_tensor_along_0_and_minus_1():

@@ -40,7 +40,7 @@ KNOWN = {
     "histogram", "histogramdd", "hsplit", "hstack", "kaiser_window", "kl_div", "log_softmax", "logaddexp2",
     "logcumsumexp", "logit", "lu", "lu_unpack", "max_pool1d", "median", "mv", "mvlgamma", "nan_to_num", "nanmedian",
     "nanquantile", "norm", "norm_except_dim", "nuclear_norm", "pca_lowrank", "permute_copy", "prelu", "quantile",
-    "repeat_interleave", "result_type", "rms_norm", "row_stack", "slice_copy", "slice_scatter", "softmax",
+    "repeat_interleave", "result_type", "rms_norm", "row_stack", "slice_scatter", "softmax",
     "sparse_coo_tensor", "split", "stack", "svd", "svd_lowrank", "tensor_split", "tile", "trapezoid", "trapz",
     "tril", "triu", "unique_consecutive", "unravel_index", "view_copy", "vsplit", "vstack",
 }
