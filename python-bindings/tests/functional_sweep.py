@@ -40,6 +40,18 @@ def case(name: str, fn: Callable[..., Any], arrays: List[Any], grad: bool = True
     return pytest.param((fn, arrays, grad, tol, dtype), id=name)
 
 
+def collector(cases: list) -> Callable[..., None]:
+    """C(name, fn, arrays, ...) for a test file: appends case(...) to the file's `cases`."""
+    def add(*args, **kwargs) -> None:
+        cases.append(case(*args, **kwargs))
+    return add
+
+
+def F(lib):
+    """lib.nn.functional of either library: a case is written once for both."""
+    return lib.nn.functional
+
+
 def _input(lib, value, grad: bool, dtype: Optional[str]):
     if isinstance(value, NoGrad):
         return _input(lib, value.array, False, dtype)

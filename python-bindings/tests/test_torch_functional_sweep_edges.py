@@ -7,20 +7,13 @@ gradients and error kinds). Skipped when torch is not importable."""
 import numpy as np
 import pytest
 
-from functional_sweep import NoGrad, case, check, integers, uniform
+from functional_sweep import F, NoGrad, check, collector, integers, uniform
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # both libraries warn alike (deprecations)
 
 CASES: list = []
-
-
-def C(*args, **kwargs):
-    CASES.append(case(*args, **kwargs))
-
-
-def F(lib):
-    return lib.nn.functional
+C = collector(CASES)
 
 
 C("embedding_bag 1d no offsets", lambda t, i, w: F(t).embedding_bag(i, w), [np.array([0, 2, 1]), uniform(5, 3)])

@@ -8,20 +8,13 @@ importable."""
 import numpy as np
 import pytest
 
-from functional_sweep import NoGrad, case, check, integers, uniform
+from functional_sweep import F, NoGrad, check, collector, integers, uniform
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # both libraries warn alike (deprecations)
 
 CASES: list = []
-
-
-def C(*args, **kwargs):
-    CASES.append(case(*args, **kwargs))
-
-
-def F(lib):
-    return lib.nn.functional
+C = collector(CASES)
 
 
 R = ("mean", "sum", "none")

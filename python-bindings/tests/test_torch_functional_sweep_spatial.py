@@ -7,20 +7,13 @@ compares values, gradients and error kinds). Skipped when torch is not importabl
 import numpy as np
 import pytest
 
-from functional_sweep import NoGrad, case, check, integers, uniform
+from functional_sweep import F, NoGrad, check, collector, integers, uniform
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")  # both libraries warn alike (deprecations)
 
 CASES: list = []
-
-
-def C(*args, **kwargs):
-    CASES.append(case(*args, **kwargs))
-
-
-def F(lib):
-    return lib.nn.functional
+C = collector(CASES)
 
 
 # max/avg pool 1d/2d/3d
