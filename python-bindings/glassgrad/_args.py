@@ -122,6 +122,19 @@ def tensor_index(value) -> Optional[int]:
     return None
 
 
+def tensor_number(value, name: str, where: str):
+    """`value`, or the number a 0-d tensor holds (a bool one as 0 or 1), where PyTorch's argument
+    parser takes a Number (norm's and dist's p): it refuses, with a TypeError, a tensor with
+    dimensions or one that requires grad (dist(x, y, tensor([1.])): "must be Number, not Tensor")."""
+    if not hasattr(value, "_h"):
+        return value
+    if value.ndim != 0 or value.requires_grad:
+        fail(where, name, "a Number (a 0-d tensor that does not require grad), as PyTorch", value,
+             f"{where}(..., {name}=float(p)) or p.item()", type_error=True)
+    v = value.item()
+    return int(v) if isinstance(v, bool) else v
+
+
 def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "") -> int:
     """An int (Python or NumPy, or a 0-d integer tensor; not a bool, not a float) >= minimum."""
     if type(value) is int:  # the common case, without the ABC checks of _is_int

@@ -23,6 +23,7 @@ from . import _C, _autocast, _dtypes, _math, _output_numbers, _trace
 from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
+from ._args import tensor_number
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
 from ._torch_operands import named_node, node_attrs
@@ -407,6 +408,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 
 def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     """norm, its result named as PyTorch's node `node` (the norm's, or dist's)."""
+    p = tensor_number(p, "p", "dist" if node == "DistBackward0" else "norm")
     x = input.astype(dtype) if dtype is not None else input
     if not x.dtype.is_floating_point:
         raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {x.dtype} (shape "

@@ -584,6 +584,12 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 @_autocast.op("mv")
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """The product of a matrix and a vector (torch.mv)."""
+    if input.ndim == 0:
+        # PyTorch reads the first dim of the matrix before checking shapes: a 0-d one raises IndexError
+        # "Dimension specified as 0 but tensor has no dimensions"; the other wrong shapes RuntimeError
+        raise _C.GlassgradIndexError(f"mv: Dimension specified as 0 but tensor has no dimensions: got shapes "
+                                     f"{list(input.shape)} and {list(vec.shape)}, as PyTorch\n  fix: mv(matrix "
+                                     f"[n, m], vector [m])")
     if input.ndim != 2 or vec.ndim != 1:
         raise _C.ShapeError(f"mv: needs a matrix and a vector, got {list(input.shape)} and {list(vec.shape)}")
     return matmul(input, vec)

@@ -1,0 +1,82 @@
+"""Differences from PyTorch the torch.* sweep (test_torch_sweep7_functions) left, mended: mv of a
+0-d matrix is PyTorch's IndexError (it reads the matrix's first dim before checking shapes; other
+wrong shapes stay RuntimeError); norm's and dist's p may be a 0-d tensor, as PyTorch's parser takes
+one for a Number (a bool one as 0 or 1), and a tensor with dimensions or requiring grad is its
+TypeError."""
+import math
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+REFUSED = [  # (call, PyTorch's exception type)
+    (lambda m: m.mv(m.tensor(2.0), m.tensor(2.0)), IndexError),
+    (lambda m: m.mv(m.tensor(2.0), m.ones(2)), IndexError),
+    (lambda m: m.tensor(2.0).mv(m.ones(2)), IndexError),
+    (lambda m: m.mv(m.ones(2, 2), m.tensor(2.0)), RuntimeError),
+    (lambda m: m.mv(m.ones(2), m.tensor(2.0)), RuntimeError),
+    (lambda m: m.mv(m.ones(2, 2, 2), m.ones(2)), RuntimeError),
+    (lambda m: m.norm(m.tensor([3.0, 4.0]), p=m.tensor([2.0])), TypeError),
+    (lambda m: m.norm(m.tensor([3.0, 4.0]), p=m.tensor([2.0, 1.0])), TypeError),
+    (lambda m: m.norm(m.tensor([3.0, 4.0]), m.tensor(3.0, requires_grad=True)), TypeError),
+    (lambda m: m.dist(m.tensor([3.0, 4.0]), m.zeros(2), m.tensor([1.0])), TypeError),
+]
+
+
+@pytest.mark.parametrize("call,kind", REFUSED)
+def test_refused_with_pytorchs_kind(call, kind):
+    with pytest.raises(kind):
+        call(gg)
+
+
+def test_mv_of_a_0d_matrix_is_not_a_shape_error_only():
+    # a 0-d matrix is PyTorch's IndexError, not its RuntimeError: both kinds are not caught alike
+    with pytest.raises(IndexError, match="no dimensions"):
+        gg.mv(gg.tensor(1.0), gg.ones(3))
+
+
+X = [3.0, 4.0]
+P_CASES = [  # (p as a 0-d tensor, the norm of X): |3|^p + |4|^p to the 1/p
+    (lambda: gg.tensor(2.0), 5.0),
+    (lambda: gg.tensor(2), 5.0),
+    (lambda: gg.tensor(1.0), 7.0),
+    (lambda: gg.tensor(0.0), 2.0),  # the count of nonzeros
+    (lambda: gg.tensor(3.0), (27.0 + 64.0) ** (1 / 3)),
+    (lambda: gg.tensor(-1.0), 1 / (1 / 3 + 1 / 4)),
+    (lambda: gg.tensor(math.inf), 4.0),
+    (lambda: gg.tensor(-math.inf), 3.0),
+    (lambda: gg.tensor(True), 7.0),  # a bool tensor is the Number 1
+    (lambda: gg.tensor(2.0, dtype=gg.float16), 5.0),
+]
+
+
+@pytest.mark.parametrize("p,want", P_CASES)
+def test_norm_with_a_0d_tensor_p(p, want):
+    x = gg.tensor(X)
+    np.testing.assert_allclose(gg.norm(x, p()).item(), want, rtol=1e-6)
+    np.testing.assert_allclose(x.norm(p=p()).item(), want, rtol=1e-6)
+    np.testing.assert_allclose(gg.dist(x, gg.zeros(2), p()).item(), want, rtol=1e-6)
+
+
+def test_norm_with_a_0d_tensor_p_over_a_dim_keeps_the_gradient():
+    x = gg.tensor([[3.0, 4.0], [6.0, 8.0]], dtype=gg.float64, requires_grad=True)
+    y = gg.norm(x, gg.tensor(2.0), dim=1, keepdim=True)
+    assert list(y.shape) == [2, 1]
+    np.testing.assert_allclose(y.detach().numpy().ravel(), [5.0, 10.0])
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), x.detach().numpy() / np.array([[5.0], [10.0]]))
+
+
+@pytest.mark.parametrize("call,kind", REFUSED)
+def test_kinds_match_torch(call, kind):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(kind):
+        call(torch)
+
+
+@pytest.mark.parametrize("p,want", P_CASES)
+def test_tensor_p_values_match_torch(p, want):
+    torch = pytest.importorskip("torch")
+    tp = torch.from_numpy(np.asarray(p().numpy()))
+    assert abs(torch.norm(torch.tensor(X), tp).item() - want) < 1e-5
