@@ -54,6 +54,16 @@ def floating_input(input, kernel: str) -> None:
                                     f"  fix: input.float()")
 
 
+def absent_dim(where: str, shape, dim: int, fix: str) -> None:
+    """PyTorch's IndexError for an op that reads dim `dim` of an input that has fewer ('Dimension
+    out of range (expected to be in range of [-1, 0], but got 1)'; 'Dimension specified as 1 but
+    tensor has no dimensions' for a 0-d one), as F.unfold and F.batch_norm in training raise it."""
+    n = len(shape)
+    cause = (f"Dimension specified as {dim} but tensor has no dimensions" if n == 0 else
+             f"Dimension out of range (expected to be in range of [-{n}, {n - 1}], but got {dim})")
+    raise _C.GlassgradIndexError(f"{cause}\n  {where}: input {list(shape)} has no dim {dim}\n  fix: {fix}")
+
+
 def raise_unsupported_dtype(error: Exception) -> None:
     """A float-only op's shape rule refusing an integer or bool input ('expected a float32 or
     float64 tensor, got int64 ...') is PyTorch's NotImplementedError ('"elu_cpu" not implemented for

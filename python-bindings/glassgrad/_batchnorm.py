@@ -28,7 +28,7 @@ from typing import Optional, Union
 
 import numpy as np
 
-from . import _C, _runtime, _saved_tensor_hooks, _tensor, _trace
+from . import _C, _args, _runtime, _saved_tensor_hooks, _tensor, _trace
 from ._tensor import Tensor, _op, _op_handles, _op_multi, _wrap
 from ._trace import _PACKAGE_DIR, current_scope
 
@@ -98,6 +98,8 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         w = w if w is not None else _constant(1.0, c, input)
         b = b if b is not None else _constant(0.0, c, input)
     if training:
+        if input.ndim < 2:  # PyTorch's kernel reads dim 1 (the channels) before any check
+            _args.absent_dim("batch_norm", input.shape, 1, "an (N, C, ...) input, e.g. x.unsqueeze(0)")
         return training_forward(input, input._h.shape, running_mean, running_var, w, b, momentum, eps)
     else:
         if running_mean is None or running_var is None:

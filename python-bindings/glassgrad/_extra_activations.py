@@ -72,6 +72,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         raise _C.DTypeError(f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}\n"
                             f"  input: {list(input.shape)} {input.dtype}, weight: {list(weight.shape)} {weight.dtype}\n"
                             f"  fix: x.to({weight.dtype}), or convert the layer: prelu.to({input.dtype})")
+    _args.floating_input(input, "prelu_cpu")  # PyTorch's kernel is float-only
     k = weight.numel()
     if k != 1:
         channels = input.shape[1] if input.ndim >= 2 else None

@@ -56,7 +56,9 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     (N, C * k_h * k_w, L) (or without N), L the number of blocks."""
     where = "unfold"
     k, d, p, s = _arguments(kernel_size, dilation, padding, stride, where)
-    if input.ndim not in (3, 4):
+    if input.ndim < 3:  # PyTorch reads dims 1 and 2 before it checks the rank
+        _args.absent_dim(where, input.shape, max(input.ndim, 1), "(N, C, H, W) or (C, H, W) input")
+    if input.ndim != 3 and input.ndim != 4:
         raise FoldShapeError(f"{where}: Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D, "
                             f"shape {list(input.shape)})\n  fix: (N, C, H, W) or (C, H, W)")
     x = input.reshape(1, *input.shape) if input.ndim == 3 else input

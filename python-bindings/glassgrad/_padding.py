@@ -165,6 +165,10 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
                 f"  fix: reshape the input, e.g. x.unsqueeze(0), or give one pair per padded trailing dim")
     fill = 0.0 if value is None else _args.real(value, "value", "pad", as_float=True)
     _check_sizes(input, amounts, mode)
+    if input.dtype == "bool" and mode in _BOOL_REFUSED:  # (PyTorch checks the sizes first)
+        raise _args.UnsupportedDTypeError(f'"{_BOOL_REFUSED[mode]}{len(amounts) // 2}d" not implemented for \'Bool\'\n'
+                                          f"  pad: mode '{mode}' has no bool kernel in PyTorch\n"
+                                          f"  fix: pad(x.to(torch.uint8), ...).bool()")
     # PyTorch's reflection_pad1d/2d and replication_pad1d/2d/3d, which its CPU autocast runs in float32
     key = {"reflect": "reflection_pad" if len(amounts) <= 4 else None, "replicate": "replication_pad"}.get(mode)
     if key is not None:
@@ -178,6 +182,10 @@ def _padded(input: Tensor, amounts: List[int], mode: str, fill: float) -> Tensor
         out = _pad_dim(out, input.ndim - 1 - k, amounts[2 * k], amounts[2 * k + 1], mode, fill)
     node = _NODES.get(mode, "").format(len(amounts) // 2)
     return named_node(out, node, input) if node and input.requires_grad else out
+
+
+# PyTorch's kernels of the modes that refuse bool input (constant and circular pads are copies)
+_BOOL_REFUSED = {"reflect": "reflection_pad", "replicate": "replication_pad"}
 
 
 # PyTorch's node of each mode's pad ({} the number of padded dims); circular pads are CopySlices

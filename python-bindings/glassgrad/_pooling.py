@@ -57,6 +57,16 @@ def on_batch_of_one(input: Tensor, run) -> Tensor:
     return run(input)
 
 
+def nonempty_planes(input, where: str) -> None:
+    """PyTorch's 2-d poolings take an empty batch only: a (N, C, H, W) input with C, H or W zero, or
+    a (C, H, W) one with any size zero, is its RuntimeError (0 channels included)."""
+    shape = input._h.shape if isinstance(input, Tensor) else ()
+    if len(shape) in (3, 4) and 0 in shape[-3:]:
+        raise _C.ShapeError(f"{where}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                            f"input, but got:{list(shape)}\n  only the batch (N of (N, C, H, W)) may be empty\n"
+                            f"  fix: give the input at least one channel and a nonempty plane")
+
+
 # max_pool2d's attrs (without indices or dilation) by the ids of its arguments (_args.remember)
 _MAX_POOL2D_ATTRS: dict = {}
 
@@ -67,6 +77,7 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
     max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows. With
     return_indices, (values, int64 indices of each maximum in its input plane), which
     max_unpool2d takes; dilation and indices run by window tables (docs/pooling.md)."""
+    nonempty_planes(input, "max_pool2d")
     if isinstance(input, Tensor) and input._h.dtype in INTEGRAL:
         return integer_max(input, "max_pool2d", lambda x: max_pool2d(x, kernel_size, stride, padding, dilation,
                                                                      ceil_mode, return_indices))
@@ -92,6 +103,7 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: IntPair, stride: Optiona
                             padding: IntPair = 0, dilation: IntPair = 1, ceil_mode: bool = False,
                             return_indices: bool = False) -> Tuple[Tensor, Tensor]:
     """F.max_pool2d_with_indices: (values, indices) whatever return_indices says, as PyTorch's."""
+    nonempty_planes(input, "max_pool2d")
     k, s, p = pool_arguments("max_pool2d", kernel_size, stride, padding)
     d = max_pool_dilation("max_pool2d", dilation)
     return window_max_pool2d(input, k, s, p, d, _args.flag(ceil_mode, "ceil_mode", "max_pool2d"))
@@ -110,6 +122,7 @@ def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
     """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors); int64 input
     averages in integers, truncated (_integer_pooling.py)."""
+    nonempty_planes(input, "avg_pool2d")
     if isinstance(input, Tensor) and not input.is_floating_point():
         return integer_average(input, "avg_pool2d", lambda x: avg_pool2d(
             x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))

@@ -54,9 +54,10 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     k, s, p = window_arguments(where, kernel_size, stride, padding)
     d = max_pool_dilation(where, (1, _one(dilation, "dilation", where, 1)))
     x, batched = _as_2d(input, where)
-    if _args.flag(return_indices, "return_indices", where):
+    if _args.flag(return_indices, "return_indices", where):  # PyTorch's indexed kernel takes integers too
         values, indices = max_pool2d_with_indices(x, (1, k), (1, s), (0, p), d, ceil_mode)
         return _back(values, batched), _back(indices, batched)
+    _args.floating_input(input, "max_pool1d_impl")  # PyTorch's kernel without indices is float-only
     return _back(max_pool2d(x, (1, k), (1, s), (0, p), d, ceil_mode), batched)
 
 

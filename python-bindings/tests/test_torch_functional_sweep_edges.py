@@ -129,6 +129,18 @@ C("sdpa f64", lambda t, q, k, v: F(t).scaled_dot_product_attention(q, k, v), [un
 C("sdpa f16", lambda t, q, k, v: F(t).scaled_dot_product_attention(q, k, v), [uniform(2, 4, 8), uniform(2, 6, 8, seed=1), uniform(2, 6, 8, seed=2)], dtype="float16", tol=3e-3)
 C("sdpa bf16", lambda t, q, k, v: F(t).scaled_dot_product_attention(q, k, v), [uniform(2, 4, 8), uniform(2, 6, 8, seed=1), uniform(2, 6, 8, seed=2)], dtype="bfloat16", tol=3e-2)
 
+C("unfold 2d input", lambda t, a: F(t).unfold(a, 2), [uniform(4, 4)])
+C("unfold 1d input", lambda t, a: F(t).unfold(a, 2), [uniform(4)])
+C("batch_norm 1d training", lambda t, x: F(t).batch_norm(x, None, None, training=True), [uniform(4)])
+C("avg_pool2d 0 channels", lambda t, x: F(t).avg_pool2d(x, 2), [uniform(1, 0, 4, 4)])
+C("max_pool2d 0 channels", lambda t, x: F(t).max_pool2d(x, 2), [uniform(1, 0, 4, 4)])
+C("avg_pool2d empty batch", lambda t, x: F(t).avg_pool2d(x, 2), [uniform(0, 2, 4, 4)])
+C("pad bool reflect", lambda t, x: F(t).pad(x > 0, (1, 1), mode="reflect"), [uniform(1, 2, 3)])
+C("pad bool replicate 2d", lambda t, x: F(t).pad(x > 0, (1, 1, 1, 1), mode="replicate"), [uniform(1, 2, 3, 3)])
+C("pad bool circular", lambda t, x: F(t).pad(x > 0, (1, 1), mode="circular"), [uniform(1, 2, 3)])
+C("prelu int", lambda t, x: F(t).prelu(x, t.ones(1, dtype=t.int64)), [integers(5, 2, 3)])
+C("max_pool1d int", lambda t, x: F(t).max_pool1d(x, 2), [integers(5, 1, 2, 4)])
+C("max_pool1d int indices", lambda t, x: F(t).max_pool1d(x, 2, return_indices=True), [integers(5, 1, 2, 4)])
 
 @pytest.mark.parametrize("spec", CASES)
 def test_functional_matches_torch(spec):
