@@ -237,11 +237,31 @@ def tensor_of(array: np.ndarray, location: str, map_location, requires_grad: boo
 
 
 def parameter_of(data, requires_grad: bool = True, backward_hooks=None, state=None):
-    """A saved Parameter (a tensor of integers, which nn.Parameter refuses, stays a tensor)."""
+    """A saved Parameter (a tensor of integers, which nn.Parameter refuses, stays a tensor), with
+    the attributes torch._utils._rebuild_parameter_with_state carries set on it again."""
     from .nn.module import Parameter
     if not data.dtype.is_floating_point:
-        return data
-    return Parameter(data, bool(requires_grad))
+        return _with_state(data, state)
+    return _with_state(Parameter(data, bool(requires_grad)), state)
+
+
+def rebuild_from_type(func, new_type, args, state):
+    """torch._tensor._rebuild_from_type_v2: the tensor func(*args) rebuilds, with the attributes
+    set on it when saved (`state`, its __dict__), as PyTorch's torch.load restores them."""
+    return _with_state(func(*args), state)
+
+
+def _with_state(obj, state):
+    """obj with the attributes of a saved tensor's state set (torch._utils._set_obj_state's
+    forms: the __dict__, or a (__dict__, slots) pair; None when there were none)."""
+    parts = state if isinstance(state, tuple) else (state,)
+    if len(parts) > 2 or not all(p is None or isinstance(p, dict) for p in parts):
+        raise _C.GlassgradError(f"a tensor's saved state must be a dict or a (dict, dict) pair, got "
+                                f"{type(state).__name__}: the checkpoint is damaged")
+    for part in parts:
+        for key, value in (part or {}).items():
+            setattr(obj, key, value)
+    return obj
 
 
 def finish(obj) -> Any:
@@ -281,6 +301,9 @@ class _Global:
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_PARAMETER_WITH_STATE = _Global("torch._utils", "_rebuild_parameter_with_state")
+_REBUILD_FROM_TYPE = _Global("torch._tensor", "_rebuild_from_type_v2")
+_TORCH_TENSOR = _Global("torch", "Tensor")
 _TORCH_DEVICE = _Global("torch", "device")
 _TORCH_SIZE = _Global("torch", "Size")
 
@@ -318,28 +341,24 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
 
     def reducer_override(self, obj):
         from . import _device, _size
-        from ._tensor import Tensor, stored_array
+        from ._tensor import Tensor
         from .nn.module import Parameter
         if isinstance(obj, _Global):
             return obj.name  # a str: written by save_global
+        # A tensor with attributes set on it is written as torch.save writes one (Tensor.__reduce_ex__):
+        # Parameter's _rebuild_parameter_with_state, a tensor's _rebuild_from_type_v2, state its __dict__
+        state = dict(obj.__dict__) if isinstance(obj, Tensor) and obj.__dict__ else None
         if isinstance(obj, Parameter):
+            if state is not None:
+                return _REBUILD_PARAMETER_WITH_STATE, (_Data(obj), obj.requires_grad, collections.OrderedDict(), state)
             return _REBUILD_PARAMETER, (_Data(obj), obj.requires_grad, collections.OrderedDict())
         if isinstance(obj, (Tensor, _Data)):
-            t = obj.t if isinstance(obj, _Data) else obj
-            arr = np.array(stored_array(t), order="C")
-            arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-            if arr.dtype.newbyteorder("=") not in self.storage_of:
-                raise pickle.PicklingError(f"a tensor of dtype {arr.dtype} (PyTorch's format has no storage for it)")
-            storage = _Storage(str(len(self.storages)), arr, str(t.device))
-            self.storages.append(storage)
-            shape = tuple(int(d) for d in arr.shape)
-            strides, acc = [], 1
-            for d in reversed(shape):
-                strides.append(acc)
-                acc *= max(d, 1)
-            requires_grad = bool(t.requires_grad) and not isinstance(obj, _Data)
-            return _REBUILD_TENSOR, (storage, 0, shape, tuple(reversed(strides)), requires_grad,
-                                     collections.OrderedDict())
+            # a Parameter's .data record does not require grad: _rebuild_parameter sets that
+            args = self._tensor_args(obj.t, False) if isinstance(obj, _Data) else \
+                self._tensor_args(obj, bool(obj.requires_grad))
+            if state is not None:
+                return _REBUILD_FROM_TYPE, (_REBUILD_TENSOR, _TORCH_TENSOR, args, state)
+            return _REBUILD_TENSOR, args
         if isinstance(obj, _device.device):
             return _TORCH_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index)
         if isinstance(obj, _size.Size):
@@ -347,6 +366,22 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
         if isinstance(obj, np.ndarray) and obj.dtype.hasobject:
             raise pickle.PicklingError("a NumPy array of Python objects")
         return NotImplemented
+
+    def _tensor_args(self, t, requires_grad: bool) -> tuple:
+        """torch._utils._rebuild_tensor_v2's arguments for t, its values a new storage record."""
+        from ._tensor import stored_array
+        arr = np.array(stored_array(t), order="C")
+        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+        if arr.dtype.newbyteorder("=") not in self.storage_of:
+            raise pickle.PicklingError(f"a tensor of dtype {arr.dtype} (PyTorch's format has no storage for it)")
+        storage = _Storage(str(len(self.storages)), arr, str(t.device))
+        self.storages.append(storage)
+        shape = tuple(int(d) for d in arr.shape)
+        strides, acc = [], 1
+        for d in reversed(shape):
+            strides.append(acc)
+            acc *= max(d, 1)
+        return storage, 0, shape, tuple(reversed(strides)), requires_grad, collections.OrderedDict()
 
     def save(self, obj, save_persistent_id=True):
         from . import _dtypes

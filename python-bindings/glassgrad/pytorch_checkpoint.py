@@ -73,10 +73,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return out
 
 
-def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state=None):
-    return data
-
-
 def _size(*args):
     return tuple(args[0]) if len(args) == 1 else tuple(args)
 
@@ -90,7 +86,6 @@ def _device(*args):
 _ALLOWED = {
     ("collections", "OrderedDict"): OrderedDict,
     ("collections", "Counter"): Counter,
-    ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
     ("torch", "device"): _device,
 }
 
@@ -113,8 +108,13 @@ class _Unpickler(pickle.Unpickler):
         module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
             return self._tensor
-        if (module, name) == ("torch._utils", "_rebuild_parameter"):
+        if (module, name) in (("torch._utils", "_rebuild_parameter"), ("torch._utils", "_rebuild_parameter_with_state")):
             return _objects.parameter_of
+        if (module, name) == ("torch._tensor", "_rebuild_from_type_v2"):
+            return _objects.rebuild_from_type
+        if (module, name) == ("torch", "Tensor"):
+            from ._tensor import Tensor
+            return Tensor
         if (module, name) == ("torch", "Size"):
             from ._size import Size
             return lambda *args: Size(_size(*args))

@@ -149,7 +149,7 @@ def _holds_typed(obj) -> bool:
             continue
         seen.add(id(x))
         if isinstance(x, Tensor):
-            if type(x) is not Tensor:
+            if type(x) is not Tensor or x.__dict__:  # a subclass, or attributes set on the tensor
                 return True
         elif type(x) not in _PLAIN_TYPES:
             return isinstance(x, _PLAIN_TYPES)  # anything else: _plain names it
