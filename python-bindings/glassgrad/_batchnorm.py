@@ -63,6 +63,9 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
     identity (their handles move to the updated values). Computed statistics (an AdaIN layer's
     `self.running_mean.repeat(b)`) are written as any in-place op writes a computed tensor, as
     PyTorch updates them too."""
+    if _storage_typed(running_mean, running_var):
+        _update_in_float32(running_mean, running_var, mean, var, count, factor)
+        return
     if not ((running_mean._h.realized or _stored(running_mean)) and (running_var._h.realized or _stored(running_var))):
         from ._runtime import no_grad
         # (mypy does not see Tensor's operators and in-place methods, attached to the class at import)
@@ -85,6 +88,30 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
                                     {"momentum": float(factor), "count": int(count)})
     running_mean._h.reset(new_mean)
     running_var._h.reset(new_var)
+
+
+def _storage_typed(running_mean: Tensor, running_var: Tensor) -> bool:
+    """float16 / bfloat16 running statistics (a half model's BatchNorm): the runtime's in-place
+    statistics op refuses storage types (it computes in float32), so these update by
+    _update_in_float32."""
+    return running_mean.dtype in _STORAGE_TYPES or running_var.dtype in _STORAGE_TYPES
+
+
+_STORAGE_TYPES = ("float16", "bfloat16")
+
+
+def _update_in_float32(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor, count: int,
+                       factor: Union[float, Tensor]) -> None:
+    """The module doc's update of float16 / bfloat16 running statistics, computed in float32 and
+    rounded once to their dtype (as PyTorch's CPU kernel accumulates half statistics in float)."""
+    from ._runtime import no_grad
+    # (mypy does not see Tensor's operators and in-place methods, attached to the class at import)
+    with no_grad():
+        var32 = var.float()  # type: ignore[attr-defined]
+        unbiased = var32 * (count / (count - 1)) if count > 1 else var32 * float("nan")
+        keep = 1 - factor
+        running_mean.copy_(running_mean.float() * keep + mean.float() * factor)  # type: ignore[attr-defined]
+        running_var.copy_(running_var.float() * keep + unbiased * factor)  # type: ignore[attr-defined]
 
 
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
@@ -132,7 +159,7 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     y._h = y_h
     if running_mean is None or running_var is None:
         return y
-    if type(momentum) is float and _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
+    if type(momentum) is float and not _storage_typed(running_mean, running_var) and _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
                                                   {"momentum": momentum, "count": count}, _trace._local,
                                                   _PACKAGE_DIR):
         return y
@@ -151,7 +178,8 @@ def _training_forward_wrapped(input: Tensor, count: int, running_mean: Optional[
     y, mean, var = _op_multi("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)})
     if running_mean is None or running_var is None:
         return y
-    if type(momentum) is float and running_mean._h.realized and running_var._h.realized:
+    if (type(momentum) is float and running_mean._h.realized and running_var._h.realized
+            and not _storage_typed(running_mean, running_var)):
         new_mean, new_var = _op_handles("BatchNormUpdateStats", [running_mean, running_var, mean, var],
                                         {"momentum": momentum, "count": count})
         running_mean._h.reset(new_mean)
