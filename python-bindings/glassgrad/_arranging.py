@@ -197,7 +197,11 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     """torch.slice_scatter: a copy of input with input[..., start:end:step, ...] (along dim)
     replaced by src."""
-    d = dim % input.ndim
+    if input.ndim == 0:
+        raise _C.GlassgradIndexError(f"slice() cannot be applied to a 0-dim tensor.\n  slice_scatter: input is 0-d "
+                                     f"(src has shape {list(getattr(src, 'shape', []))}), as PyTorch\n  fix: "
+                                     f"input.reshape(1)")
+    d = _dim(dim, input.ndim, "slice_scatter", input.shape)
     part = slice(start, end, _args.integer(step, "step", "slice_scatter", minimum=1))
     key = (slice(None),) * d + (part,)
     expected = list(input.shape)

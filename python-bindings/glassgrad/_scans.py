@@ -193,6 +193,8 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """The lower of the two middle values (torch.median): of every element for dim=None, else
     (values, indices) along dim; the gradient goes to the median element. Refused for bool (as in
     PyTorch); NaN for an empty floating input with dim=None; a dim of size 0 raises."""
+    if dim is not None:  # PyTorch checks dim before the dtype: median(bool_x, 5) is its IndexError
+        _axis(dim, input, "median")
     _refuse_bool(input, "median")
     if dim is None:
         flat = input.reshape(-1)
@@ -243,7 +245,8 @@ def _running(x: Tensor, d: int, combine) -> list:
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(x))) along dim without overflow (torch.logcumsumexp): a scan of
     logaddexp(a, b) = max(a, b) + log1p(exp(-|a - b|)), -inf where both are -inf. Refused for
-    integers and bool, as in PyTorch."""
+    integers and bool, as in PyTorch (after dim's check: an out-of-range dim is its IndexError)."""
+    _axis(dim, input, "logcumsumexp")
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"logcumsumexp: not implemented for {input.dtype} (shape {list(input.shape)}), as "
                                   f"in PyTorch\n  fix: x.float().logcumsumexp({dim})")
@@ -313,6 +316,8 @@ def cummin(input: Tensor, dim: int):
 def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """median ignoring NaN (torch.nanmedian): the lower middle of the non-NaN values, NaN where
     all are NaN; (values, indices) along dim."""
+    if dim is not None:  # dim before the dtype, as median's
+        _axis(dim, input, "nanmedian")
     _refuse_bool(input, "nanmedian")
     if not input.dtype.is_floating_point:
         return median(input, dim, keepdim)

@@ -10,7 +10,7 @@ from typing import Optional
 from . import _C, _args, _autocast, _dtypes
 from ._arranging import triu_indices
 from ._inplace import _type_name
-from ._tensor import Tensor
+from ._tensor import Tensor, _dim
 
 
 def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None,
@@ -70,7 +70,10 @@ def corrcoef(input: Tensor) -> Tensor:
 
 
 def _spacing(y: Tensor, x, dx, dim: int, where: str):
-    d = dim % y.ndim if y.ndim else 0
+    if y.ndim == 0:  # PyTorch reads y's dim before anything else: IndexError, as for any dim of a 0-d tensor
+        raise _C.GlassgradIndexError(f"{where}: Dimension specified as {dim} but tensor has no dimensions: y is 0-d, "
+                                     f"as PyTorch\n  fix: y.reshape(-1), or integrate a 1-d or larger y")
+    d = _dim(dim, y.ndim, where, y.shape)
     if x is not None and dx is not None:
         raise _C.InvalidArgumentError(f"{where}: pass x or dx, not both\n  fix: drop dx=")
     if isinstance(x, Tensor):

@@ -1829,6 +1829,8 @@ class Tensor:
         dtype when given."""
         if type(dim) is not int:  # PyTorch's parser: an int (NumPy's too), not a bool, tuple or float
             dim = _args.integer(dim, "dim", "softmax")
+        if not -1 <= dim < max(self.ndim, 1):  # PyTorch checks dim before the dtype (an int x: IndexError first)
+            _dim(dim, max(self.ndim, 1), "softmax", self.shape)
         x = self.astype(dtype) if dtype is not None else self
         return _op("Softmax", [x], {"dim": dim})
 
@@ -1838,6 +1840,8 @@ class Tensor:
         converting to dtype when given."""
         if type(dim) is not int:  # as softmax's
             dim = _args.integer(dim, "dim", "log_softmax")
+        if not -1 <= dim < max(self.ndim, 1):  # PyTorch checks dim before the dtype (an int x: IndexError first)
+            _dim(dim, max(self.ndim, 1), "log_softmax", self.shape)
         x = self.astype(dtype) if dtype is not None else self
         return _op("LogSoftmax", [x], {"dim": dim})
 

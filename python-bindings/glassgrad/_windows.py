@@ -68,7 +68,9 @@ _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
 
 def _window(where: str, window_length, periodic, formula, dtype, device, requires_grad) -> Tensor:
-    n = _length(window_length, "window_length", where, RuntimeError)
+    # a 0-d integer tensor is an int to PyTorch's parser (hann_window(torch.tensor(4)))
+    index = _args.tensor_index(window_length)
+    n = _length(window_length if index is None else index, "window_length", where, RuntimeError)
     periodic = _args.flag(periodic, "periodic", where)
     return _leaf(_symmetric(n, periodic, formula), dtype, device, requires_grad, where, _FLOATING,
                  _args.UnsupportedDTypeError)

@@ -21,6 +21,25 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.norm(m.tensor([3.0, 4.0]), p=m.tensor([2.0, 1.0])), TypeError),
     (lambda m: m.norm(m.tensor([3.0, 4.0]), m.tensor(3.0, requires_grad=True)), TypeError),
     (lambda m: m.dist(m.tensor([3.0, 4.0]), m.zeros(2), m.tensor([1.0])), TypeError),
+    (lambda m: m.hann_window(m.tensor(4.0)), TypeError),
+    (lambda m: m.hann_window(m.tensor([4])), TypeError),
+    (lambda m: m.trapezoid(m.tensor(1.0), m.tensor(1.0)), IndexError),
+    (lambda m: m.trapz(m.tensor(1.0)), IndexError),
+    (lambda m: m.cumulative_trapezoid(m.tensor(1.0), dx=2), IndexError),
+    (lambda m: m.trapezoid(m.ones(2, 3), dim=2), IndexError),
+    (lambda m: m.cumulative_trapezoid(m.ones(2, 3), dim=-3), IndexError),
+    (lambda m: m.slice_scatter(m.tensor(1.0), m.tensor(1.0)), IndexError),
+    (lambda m: m.slice_scatter(m.ones(2, 3), m.ones(2, 3), 2), IndexError),
+    (lambda m: m.softmax(m.ones(2, 3, dtype=m.int64), 2), IndexError),
+    (lambda m: m.log_softmax(m.ones(2, 3, dtype=m.int32), -3), IndexError),
+    (lambda m: m.ones(2, 3, dtype=m.uint8).softmax(5), IndexError),
+    (lambda m: m.softmax(m.tensor(1.0), 1), IndexError),
+    (lambda m: m.ones(2, 3, dtype=m.int64).softmax(1), NotImplementedError),
+    (lambda m: m.logcumsumexp(m.ones(2, 3, dtype=m.int64), 2), IndexError),
+    (lambda m: m.logcumsumexp(m.ones(2, 3, dtype=m.int64), 1), NotImplementedError),
+    (lambda m: m.median(m.ones(2, 3, dtype=m.bool), 2), IndexError),
+    (lambda m: m.nanmedian(m.ones(2, 3, dtype=m.bool), -3), IndexError),
+    (lambda m: m.median(m.ones(2, 3, dtype=m.bool), 1), NotImplementedError),
 ]
 
 
@@ -68,6 +87,39 @@ def test_norm_with_a_0d_tensor_p_over_a_dim_keeps_the_gradient():
     np.testing.assert_allclose(x.grad.numpy(), x.detach().numpy() / np.array([[5.0], [10.0]]))
 
 
+# PyTorch's documented windows (N = window_length, periodic: the N + 1 point window less its last)
+WINDOWS = [
+    (lambda m: m.hann_window(m.tensor(4)), [0.0, 0.5, 1.0, 0.5]),
+    (lambda m: m.hann_window(m.tensor(3), False), [0.0, 1.0, 0.0]),
+    (lambda m: m.bartlett_window(m.tensor(5), periodic=False), [0.0, 0.5, 1.0, 0.5, 0.0]),
+    (lambda m: m.hamming_window(m.tensor(3), False), [0.08, 1.0, 0.08]),
+    (lambda m: m.blackman_window(m.tensor(3), False), [0.0, 1.0, 0.0]),
+    (lambda m: m.kaiser_window(m.tensor(1)), [1.0]),
+    (lambda m: m.hann_window(m.tensor(0)), []),
+]
+
+
+@pytest.mark.parametrize("call,want", WINDOWS)
+def test_windows_take_a_0d_integer_length(call, want):
+    got = call(gg)
+    assert got.dtype == gg.float32 and list(got.shape) == [len(want)]
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-6)
+
+
+def test_trapezoid_and_slice_scatter_along_negative_dims():
+    y = gg.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    np.testing.assert_allclose(gg.trapezoid(y, dim=-2).numpy(), [1.5, 2.5, 3.5])
+    np.testing.assert_allclose(gg.cumulative_trapezoid(y, dim=-1).numpy(), [[0.5, 2.0], [3.5, 8.0]])
+    got = gg.slice_scatter(y, gg.zeros(2, 1), -1, 1, 2)
+    np.testing.assert_array_equal(got.numpy(), [[0.0, 0.0, 2.0], [3.0, 0.0, 5.0]])
+
+
+def test_softmax_of_a_0d_tensor_along_0_and_minus_1():
+    for d in (0, -1):
+        assert gg.softmax(gg.tensor(3.0), d).item() == 1.0
+        assert gg.tensor(3.0).log_softmax(d).item() == 0.0
+
+
 @pytest.mark.parametrize("call,kind", REFUSED)
 def test_kinds_match_torch(call, kind):
     torch = pytest.importorskip("torch")
@@ -80,3 +132,9 @@ def test_tensor_p_values_match_torch(p, want):
     torch = pytest.importorskip("torch")
     tp = torch.from_numpy(np.asarray(p().numpy()))
     assert abs(torch.norm(torch.tensor(X), tp).item() - want) < 1e-5
+
+
+@pytest.mark.parametrize("call,want", WINDOWS)
+def test_windows_match_torch(call, want):
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(call(torch).numpy(), call(gg).numpy(), atol=1e-6)
