@@ -113,7 +113,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
     if input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
         return adaptive_avg_pool2d(input.reshape(1, *input.shape), (oh, ow)).reshape(input.shape[0], oh, ow)
-    if h % oh == 0 and w % ow == 0:
+    if h % oh == 0 and w % ow == 0 and input.shape[1]:  # (avg_pool2d refuses 0 channels; this takes them)
         return avg_pool2d(input, (h // oh, w // ow))
     return resample_axes(input, [adaptive_matrix(h, oh), adaptive_matrix(w, ow)])
 

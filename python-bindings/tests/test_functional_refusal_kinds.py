@@ -66,6 +66,17 @@ def test_pool2d_of_empty_batch_runs():
     assert tuple(F.max_pool2d(torch.zeros(0, 2, 4, 4), 2).shape) == (0, 2, 2, 2)
 
 
+@pytest.mark.parametrize("run,shape,out", [
+    (lambda x: F.adaptive_avg_pool2d(x, 2), (1, 0, 4, 4), (1, 0, 2, 2)),
+    (lambda x: F.adaptive_avg_pool2d(x, 3), (1, 0, 4, 4), (1, 0, 3, 3)),
+    (lambda x: F.adaptive_avg_pool2d(x, 2), (0, 4, 4), (0, 2, 2)),
+    (lambda x: F.adaptive_avg_pool1d(x, 2), (1, 0, 4), (1, 0, 2)),
+])
+def test_adaptive_avg_pool_of_0_channels_runs(run, shape, out):
+    # unlike avg_pool2d, PyTorch's adaptive average pooling takes 0 channels (forward)
+    assert tuple(run(torch.zeros(shape)).shape) == out
+
+
 @pytest.mark.parametrize("mode,amounts,rank,kernel", [
     ("reflect", (1, 1), 3, "reflection_pad1d"),
     ("reflect", (1, 1, 1, 1), 4, "reflection_pad2d"),
