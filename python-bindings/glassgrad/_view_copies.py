@@ -21,8 +21,8 @@ def view_copy(input: Tensor, size=None, dtype=None) -> Tensor:
 
 
 def permute_copy(input: Tensor, dims) -> Tensor:
-    """torch.permute_copy: input.permute(dims) copied."""
-    return input.permute(*dims).clone()
+    """torch.permute_copy: input.permute(dims) copied (dims a sequence: () for a 0-d input)."""
+    return input.permute(dims=dims).clone()
 
 
 def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:

@@ -120,6 +120,60 @@ def test_softmax_of_a_0d_tensor_along_0_and_minus_1():
         assert gg.tensor(3.0).log_softmax(d).item() == 0.0
 
 
+def _cosine(a, b, dim):
+    a, b = np.broadcast_arrays(a, b)
+    return (a * b).sum(dim) / (np.linalg.norm(a, axis=dim) * np.linalg.norm(b, axis=dim))
+
+
+A = np.array([[0.5, -1.0, 2.0], [-1.5, 0.25, 1.0]])
+COSINE = [  # (x2, dim): x2 broadcast against A
+    (np.array(2.0), 1), (A[0], 1), (A[1], -1), (A[:, :1], 1), (np.ones((4, 1, 3)), 2), (A[:1], 0),
+]
+
+
+@pytest.mark.parametrize("other,dim", COSINE)
+def test_cosine_similarity_broadcasts_before_the_norms(other, dim):
+    got = gg.cosine_similarity(gg.tensor(A), gg.tensor(other), dim=dim)
+    want = _cosine(A, other, dim)
+    assert list(got.shape) == list(want.shape)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+def test_cosine_similarity_gradient_through_the_broadcast():
+    x = gg.tensor(A, requires_grad=True)
+    row = A[1].copy()
+    gg.cosine_similarity(x, gg.tensor(row)).sum().backward()
+    h, numeric = 1e-6, np.zeros_like(A)
+    for i in np.ndindex(A.shape):
+        up, down = A.copy(), A.copy()
+        up[i] += h
+        down[i] -= h
+        numeric[i] = (_cosine(up, row, 1).sum() - _cosine(down, row, 1).sum()) / (2 * h)
+    np.testing.assert_allclose(x.grad.numpy(), numeric, atol=1e-8)
+
+
+@pytest.mark.parametrize("x1,x2,want", [
+    ("float16", "float32", "float32"), ("float32", "float64", "float64"), ("bfloat16", "float32", "float32"),
+    ("int64", "float32", "float32"), ("float16", "float16", "float16"),
+])
+def test_cosine_similarity_with_a_0d_x2_takes_the_promoted_dtype(x1, x2, want):
+    got = gg.cosine_similarity(gg.tensor(A).to(getattr(gg, x1)), gg.tensor(2.0, dtype=getattr(gg, x2)))
+    assert got.dtype == getattr(gg, want)
+    np.testing.assert_allclose(got.float().numpy(), _cosine(A if x1 != "int64" else A.astype(np.int64), 2.0, 1),
+                               rtol=1e-2)
+
+
+def test_cosine_similarity_of_shapes_that_do_not_broadcast():
+    with pytest.raises(RuntimeError):
+        gg.cosine_similarity(gg.ones(2, 3), gg.ones(2, 4))
+
+
+def test_permute_copy_of_a_0d_tensor_and_of_a_list():
+    assert gg.permute_copy(gg.tensor(1.5), ()).item() == 1.5
+    got = gg.permute_copy(gg.tensor(A), [1, 0])
+    np.testing.assert_array_equal(got.numpy(), A.T)
+
+
 @pytest.mark.parametrize("call,kind", REFUSED)
 def test_kinds_match_torch(call, kind):
     torch = pytest.importorskip("torch")
@@ -138,3 +192,12 @@ def test_tensor_p_values_match_torch(p, want):
 def test_windows_match_torch(call, want):
     torch = pytest.importorskip("torch")
     np.testing.assert_allclose(call(torch).numpy(), call(gg).numpy(), atol=1e-6)
+
+
+
+@pytest.mark.parametrize("other,dim", COSINE)
+def test_cosine_similarity_matches_torch(other, dim):
+    torch = pytest.importorskip("torch")
+    want = torch.cosine_similarity(torch.tensor(A), torch.tensor(other), dim=dim).numpy()
+    np.testing.assert_allclose(gg.cosine_similarity(gg.tensor(A), gg.tensor(other), dim=dim).numpy(), want,
+                               rtol=1e-12)
