@@ -23,6 +23,7 @@ import numpy as np
 from . import _C, _args, _autocast
 from ._conv_transpose import int_tuple
 from ._integer_pooling import INTEGRAL, integer_average, integer_max
+from ._pooling import nonempty_planes
 from ._spatial import cat
 from ._tensor import Tensor, tensor
 
@@ -68,6 +69,7 @@ def _arguments(where: str, input: Tensor, kernel_size, stride, padding, dilation
     if input.ndim not in (4, 5):
         raise _C.ShapeError(f"{where}: expected a 4-d (C, D, H, W) or 5-d (N, C, D, H, W) input, got "
                             f"{list(input.shape)}\n  fix: add the batch axis, e.g. x.unsqueeze(0)")
+    nonempty_planes(input, where, 3)
     k = int_tuple(kernel_size, 3, "kernel_size", where, minimum=1)
     s = k if stride is None or (isinstance(stride, (tuple, list)) and len(stride) == 0) else \
         int_tuple(stride, 3, "stride", where, minimum=1)
@@ -82,7 +84,7 @@ def _arguments(where: str, input: Tensor, kernel_size, stride, padding, dilation
 def _windows(x: Tensor, table: np.ndarray, fill: float) -> Tensor:
     """(N, C, O, K): each window's slots, `fill` where a slot is outside the input."""
     n, c = x.shape[:2]
-    flat = cat([x.reshape(n, c, -1), tensor(np.full((n, c, 1), fill), dtype=x.dtype, device=x.device)], 2)
+    flat = cat([x.reshape(n, c, math.prod(x.shape[2:])), tensor(np.full((n, c, 1), fill), dtype=x.dtype, device=x.device)], 2)
     o, kk = table.shape
     return flat.index_select(2, tensor(table.reshape(-1), device=x.device)).reshape(n, c, o, kk)
 
@@ -121,8 +123,8 @@ def _max_over(x: Tensor, table: np.ndarray, outs, input_ndim: int, return_indice
     seen = _windows(x, table, -math.inf)
     slot = seen.argmax(-1, keepdim=True)                                           # (N, C, O, 1)
     positions = tensor(table, device=x.device).reshape(1, 1, *table.shape).expand(n, c, *table.shape)
-    indices = positions.gather(3, slot).reshape(n, c, -1)
-    values = x.reshape(n, c, -1).gather(2, indices).reshape(n, c, *outs)
+    indices = positions.gather(3, slot).reshape(n, c, table.shape[0])
+    values = x.reshape(n, c, math.prod(x.shape[2:])).gather(2, indices).reshape(n, c, *outs)
     indices = indices.reshape(n, c, *outs)
     if input_ndim == 4:
         values, indices = values.reshape(*values.shape[1:]), indices.reshape(*indices.shape[1:])
@@ -170,6 +172,7 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     if input.ndim not in (4, 5):
         raise _C.ShapeError(f"{where}: expected a 4-d (C, D, H, W) or 5-d (N, C, D, H, W) input, got "
                             f"{list(input.shape)}\n  fix: add the batch axis, e.g. x.unsqueeze(0)")
+    nonempty_planes(input, where, 3)
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 3
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     shape = tuple(x.shape[2:])

@@ -76,7 +76,7 @@ def _window_max(x: Tensor, rows: Windows, cols: Windows) -> Tuple[Tensor, Tensor
     n, c, _, w = x.shape
     flat_table, inside = _table(rows, cols, w)
     positions = tensor(flat_table, device=x.device)
-    planes = x.reshape(n, c, -1)
+    planes = x.reshape(n, c, x.shape[2] * w)  # (an empty batch has no -1 size)
     seen = planes.detach().index_select(2, positions.reshape(-1)).reshape(n, c, *flat_table.shape)
     slot = winning_slot(seen, tensor(inside, device=x.device))
     indices = positions.expand(n, c, *flat_table.shape).gather(3, slot.unsqueeze(-1)).squeeze(-1)

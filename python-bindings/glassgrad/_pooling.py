@@ -57,14 +57,21 @@ def on_batch_of_one(input: Tensor, run) -> Tensor:
     return run(input)
 
 
-def nonempty_planes(input, where: str) -> None:
-    """PyTorch's 2-d poolings take an empty batch only: a (N, C, H, W) input with C, H or W zero, or
-    a (C, H, W) one with any size zero, is its RuntimeError (0 channels included)."""
-    shape = input._h.shape if isinstance(input, Tensor) else ()
-    if len(shape) in (3, 4) and 0 in shape[-3:]:
-        raise _C.ShapeError(f"{where}: Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
-                            f"input, but got:{list(shape)}\n  only the batch (N of (N, C, H, W)) may be empty\n"
-                            f"  fix: give the input at least one channel and a nonempty plane")
+def nonempty_planes(input, where: str, spatial: int = 2) -> None:
+    """PyTorch's poolings take an empty batch only: a (N, C, *spatial) input with C or a spatial
+    size zero, or an unbatched (C, *spatial) one with any size zero, is its RuntimeError (0
+    channels included; the words are its 2-d poolings' and its 3-d ones')."""
+    shape = list(input._h.shape) if isinstance(input, Tensor) else []
+    if len(shape) not in (spatial + 1, spatial + 2) or 0 not in shape[-spatial - 1:]:
+        return
+    if spatial == 2:
+        cause = f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{shape}"
+    else:
+        empty = shape[-spatial - 1:].index(0)
+        cause = (f"{where}(): Expected input's non-batch dimensions to have positive length, but input has a shape "
+                 f"of {shape} and non-batch dimension {empty} has length zero!")
+    raise _C.ShapeError(f"{where}: {cause}\n  only the batch (N of (N, C, ...)) may be empty\n"
+                        f"  fix: give the input at least one channel and nonempty spatial sizes")
 
 
 # max_pool2d's attrs (without indices or dilation) by the ids of its arguments (_args.remember)

@@ -61,6 +61,37 @@ def test_pool2d_of_empty_planes_is_runtime_error(run, shape):
         run(torch.zeros(shape))
 
 
+@pytest.mark.parametrize("run,shape", [
+    (lambda x: F.avg_pool3d(x, 2), (1, 0, 4, 4, 4)),
+    (lambda x: F.avg_pool3d(x, 2), (0, 4, 4, 4)),
+    (lambda x: F.max_pool3d(x, 2), (1, 0, 4, 4, 4)),
+    (lambda x: F.adaptive_max_pool3d(x, 2), (1, 0, 4, 4, 4)),
+    (lambda x: F.adaptive_max_pool2d(x, 2), (1, 0, 4, 4)),
+    (lambda x: F.adaptive_max_pool1d(x, 2), (1, 0, 4)),
+])
+def test_other_pools_of_0_channels_are_runtime_errors(run, shape):
+    with pytest.raises(RuntimeError, match="non-batch dimension|3D or 4D"):
+        run(torch.zeros(shape))
+
+
+@pytest.mark.parametrize("run,shape,out", [
+    (lambda x: F.avg_pool3d(x, 2), (0, 2, 4, 4, 4), (0, 2, 2, 2, 2)),
+    (lambda x: F.max_pool3d(x, 2), (0, 2, 4, 4, 4), (0, 2, 2, 2, 2)),
+    (lambda x: F.max_pool3d(x, 2, return_indices=True)[0], (0, 2, 4, 4, 4), (0, 2, 2, 2, 2)),
+    (lambda x: F.adaptive_max_pool3d(x, 2), (0, 2, 4, 4, 4), (0, 2, 2, 2, 2)),
+    (lambda x: F.adaptive_max_pool2d(x, 2), (0, 2, 4, 4), (0, 2, 2, 2)),
+    (lambda x: F.adaptive_max_pool1d(x, 2), (0, 2, 4), (0, 2, 2)),
+    (lambda x: F.max_pool2d(x, 2, return_indices=True)[0], (0, 2, 4, 4), (0, 2, 2, 2)),
+    (lambda x: F.max_pool2d(x, 2, dilation=2), (0, 2, 5, 5), (0, 2, 2, 2)),
+])
+def test_pools_of_an_empty_batch_run_and_differentiate(run, shape, out):
+    x = torch.zeros(shape, requires_grad=True)
+    y = run(x)
+    assert tuple(y.shape) == out
+    y.sum().backward()
+    assert tuple(x.grad.shape) == shape
+
+
 def test_pool2d_of_empty_batch_runs():
     assert tuple(F.avg_pool2d(torch.zeros(0, 2, 4, 4), 2).shape) == (0, 2, 2, 2)
     assert tuple(F.max_pool2d(torch.zeros(0, 2, 4, 4), 2).shape) == (0, 2, 2, 2)
