@@ -858,7 +858,12 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     gradient is then 0 outside that range, as PyTorch's); integers give float32."""
     z = _float_input(input)
     if eps is not None:
-        z = clamp(z, eps, 1.0 - eps)
+        # PyTorch's kernel: z < eps ? eps : (z > 1 - eps ? 1 - eps : z), the low bound first, so an
+        # eps above 0.5 (bounds crossed) gives eps below 1 - eps and 1 - eps above it, not clamp's
+        # all-(1 - eps); the constants give the gradient 0 outside [eps, 1 - eps]
+        eps = _args.real(eps, "eps", "logit", as_float=True)
+        lo, hi = constant(eps, z.dtype, z.device), constant(1.0 - eps, z.dtype, z.device)
+        z = _op("Where", [_op("Less", [z, lo]), lo, _op("Where", [_op("Greater", [z, hi]), hi, z])])
         return named_node(sub(log(z), log1p(neg(z))), "LogitBackward0", input)
     from ._special_more import logit_without_eps  # that module imports this one
     return named_node(logit_without_eps(z), "LogitBackward0", input)

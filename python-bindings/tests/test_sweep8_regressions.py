@@ -174,6 +174,41 @@ def test_permute_copy_of_a_0d_tensor_and_of_a_list():
     np.testing.assert_array_equal(got.numpy(), A.T)
 
 
+LOGIT_X = [-0.5, 0.0, 0.25, 0.5, 0.9, 1.0, 1.5]
+L1, L7 = math.log(1 / 9), math.log(0.7 / 0.3)  # logit(0.1), logit(0.7)
+LOGIT = [  # (eps, PyTorch's logit of LOGIT_X)
+    (None, [math.nan, -math.inf, math.log(1 / 3), 0.0, -L1, math.inf, math.nan]),
+    (-1.0, [math.nan, -math.inf, math.log(1 / 3), 0.0, -L1, math.inf, math.nan]),  # eps < 0: no bounds
+    (0.0, [-math.inf, -math.inf, math.log(1 / 3), 0.0, -L1, math.inf, math.inf]),
+    (0.1, [L1, L1, math.log(1 / 3), 0.0, -L1, -L1, -L1]),
+    (0.5, [0.0] * 7),
+    (0.7, [L7] * 4 + [-L7] * 3),  # below 0.7 -> 0.7; from 0.7 up, above 0.3 -> 0.3
+    (1.0, [math.inf] * 5 + [-math.inf] * 2),
+    (2.0, [math.nan] * 7),  # bounded to 2: log(2 / -1)
+]
+
+
+@pytest.mark.parametrize("eps,want", LOGIT)
+def test_logit_bounds_as_pytorchs_kernel(eps, want):
+    got = gg.logit(gg.tensor(LOGIT_X, dtype=gg.float64), eps)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(gg.tensor(LOGIT_X, dtype=gg.float64).logit(eps).numpy(), want, rtol=1e-12)
+
+
+def test_logit_gradient_is_zero_outside_the_bounds():
+    x = gg.tensor([0.2, 0.6, 0.95, 0.1], dtype=gg.float64, requires_grad=True)
+    gg.logit(x, 0.1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1 / (0.2 * 0.8), 1 / (0.6 * 0.4), 0.0, 1 / (0.1 * 0.9)])
+    x = gg.tensor([0.2, 0.6, 0.95], requires_grad=True)
+    gg.logit(x, 0.7).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
+
+
+def test_logit_of_integers_with_eps():
+    got = gg.logit(gg.tensor([0, 1, 2]), 1)
+    assert got.dtype == gg.float32 and got.tolist() == [math.inf, -math.inf, -math.inf]
+
+
 @pytest.mark.parametrize("call,kind", REFUSED)
 def test_kinds_match_torch(call, kind):
     torch = pytest.importorskip("torch")
@@ -200,4 +235,11 @@ def test_cosine_similarity_matches_torch(other, dim):
     torch = pytest.importorskip("torch")
     want = torch.cosine_similarity(torch.tensor(A), torch.tensor(other), dim=dim).numpy()
     np.testing.assert_allclose(gg.cosine_similarity(gg.tensor(A), gg.tensor(other), dim=dim).numpy(), want,
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("eps,want", LOGIT)
+def test_logit_matches_torch(eps, want):
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(torch.logit(torch.tensor(LOGIT_X, dtype=torch.float64), eps).numpy(), want,
                                rtol=1e-12)

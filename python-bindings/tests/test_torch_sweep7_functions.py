@@ -38,10 +38,12 @@ KNOWN = {
     "flatten", "softmax", "log_softmax",
     # a positional number for x (PyTorch's keyword-only dx: its TypeError)
     "trapezoid", "trapz", "cumulative_trapezoid",
+    # float16/bfloat16 without eps: PyTorch rounds 1 - x and x / (1 - x) to the dtype before the log
+    "logit",
     "binary_cross_entropy_with_logits", "block_diag", "broadcast_shapes", "broadcast_to", "cat", "column_stack",
     "concat", "concatenate", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_copy",
     "dstack", "einsum", "flip", "float_power", "frobenius_norm", "group_norm", "hinge_embedding_loss", "histogram",
-    "histogramdd", "hsplit", "hstack", "kl_div", "logaddexp2", "logit", "lu", "lu_unpack", "mvlgamma", "nan_to_num",
+    "histogramdd", "hsplit", "hstack", "kl_div", "logaddexp2", "lu", "lu_unpack", "mvlgamma", "nan_to_num",
     "nanquantile", "norm_except_dim", "nuclear_norm", "pca_lowrank", "quantile", "repeat_interleave",
     "result_type", "rms_norm", "row_stack", "sparse_coo_tensor", "split", "stack", "svd", "svd_lowrank",
     "tensor_split", "tile", "tril", "triu", "unique_consecutive", "unravel_index", "view_copy", "vsplit", "vstack",
