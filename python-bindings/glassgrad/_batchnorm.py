@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Optional, Union
+from typing import Any, Optional, Union, cast
 
 import numpy as np
 
@@ -105,13 +105,12 @@ def _update_in_float32(running_mean: Tensor, running_var: Tensor, mean: Tensor, 
     """The module doc's update of float16 / bfloat16 running statistics, computed in float32 and
     rounded once to their dtype (as PyTorch's CPU kernel accumulates half statistics in float)."""
     from ._runtime import no_grad
-    # (mypy does not see Tensor's operators and in-place methods, attached to the class at import)
+    # Any: mypy does not see Tensor's operators and in-place methods, attached to the class at import
+    rm, rv, m, v, f = cast(Any, (running_mean, running_var, mean, var, factor))
     with no_grad():
-        var32 = var.float()  # type: ignore[attr-defined]
-        unbiased = var32 * (count / (count - 1)) if count > 1 else var32 * float("nan")
-        keep = 1 - factor
-        running_mean.copy_(running_mean.float() * keep + mean.float() * factor)  # type: ignore[attr-defined]
-        running_var.copy_(running_var.float() * keep + unbiased * factor)  # type: ignore[attr-defined]
+        unbiased = v.float() * (count / (count - 1)) if count > 1 else v.float() * float("nan")
+        rm.copy_(rm.float() * (1 - f) + m.float() * f)
+        rv.copy_(rv.float() * (1 - f) + unbiased * f)
 
 
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
