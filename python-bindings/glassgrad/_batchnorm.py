@@ -132,6 +132,9 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
             raise _C.InvalidArgumentError(
                 "batch_norm: evaluation mode (training=False) normalizes with running_mean and running_var, and "
                 "they were not given\n  fix: pass the running statistics, or training=True to use the batch's")
+        if input.ndim == 1 and running_mean.numel() == 0 and running_var.numel() == 0:
+            # PyTorch's size check passes (0 channels, 0 statistics) and its kernel then reads dim 1
+            _args.absent_dim("batch_norm", input.shape, 1, "an (N, C, ...) input, e.g. x.unsqueeze(0)")
         y = _op("BatchNorm2DInference", [input, w, b, running_mean, running_var], {"eps": float(eps)})
     return y
 

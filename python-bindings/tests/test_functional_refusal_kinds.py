@@ -43,6 +43,16 @@ def test_batch_norm_eval_below_2d_stays_runtime_error():
     # PyTorch: RuntimeError 'running_mean should contain 0 elements not 4'
     with pytest.raises(RuntimeError):
         F.batch_norm(torch.ones(4), torch.zeros(4), torch.ones(4))
+    with pytest.raises(RuntimeError):
+        F.batch_norm(torch.tensor(1.0), torch.zeros(0), torch.ones(0))
+
+
+def test_batch_norm_eval_1d_with_empty_statistics_is_index_error():
+    # 0 statistics pass PyTorch's size check for a 1-d input (0 channels); its kernel then reads dim 1
+    with pytest.raises(IndexError, match=r"expected to be in range of \[-1, 0\], but got 1"):
+        F.batch_norm(torch.ones(4), torch.zeros(0), torch.ones(0))
+    with pytest.raises(IndexError):
+        F.batch_norm(torch.ones(4), torch.zeros(0), torch.ones(0), torch.ones(0))
 
 
 @pytest.mark.parametrize("run,shape", [
