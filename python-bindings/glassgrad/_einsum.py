@@ -151,6 +151,9 @@ def einsum(equation: str, *operands) -> Tensor:
     """torch.einsum: 'ij,jk->ik', batch dims ('bij,bjk->bik'), the implicit output (the letters
     used once, in alphabetical order), '...' for leading dims, and a letter repeated within one
     operand for its diagonal ('ii->i'). Computed pairwise, left to right, as batched MatMuls."""
+    if not isinstance(equation, str) and not operands:  # one tensor alone: neither form (PyTorch's ValueError)
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list\n  fix: einsum('ij->i', x) or einsum(x, [0, 1], [0])")
     if not isinstance(equation, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
         equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):

@@ -42,9 +42,13 @@ def frobenius_norm(input: Tensor, dim, keepdim: bool = False) -> Tensor:
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
     """torch.norm_except_dim(v, pow=2, dim=0): the pow-norm over every dim but dim, kept as size 1
-    (weight normalization's norm); dim=-1 is the norm of the whole tensor."""
+    (weight normalization's norm); dim=-1 is the norm of the whole tensor. A 0-d v is PyTorch's
+    IndexError for another dim (it reads v's dims)."""
     if dim == -1:
         return vector_norm(v, pow)
+    if v.ndim == 0:
+        raise _C.GlassgradIndexError("norm_except_dim: Dimension specified as 0 but tensor has no dimensions: v is "
+                                     "0-d, as PyTorch\n  fix: v.reshape(1), or dim=-1 for the norm of all of v")
     others = tuple(d for d in range(v.ndim) if d != dim % max(v.ndim, 1))
     return vector_norm(v, pow, dim=others, keepdim=True)
 

@@ -25,10 +25,14 @@ def rms_norm(input: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = 
                    fix=f"rms_norm(x, ({normalized_shape!r},))", type_error=True)
     dims = normalized_dims(normalized_shape)
     n = len(dims)
-    if n == 0 or tuple(input.shape[input.ndim - n:]) != dims or input.ndim < n:
+    if n == 0:
+        raise _C.ShapeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                            f"element, but got normalized_shape = {list(dims)}, as PyTorch\n  rms_norm: input has "
+                            f"shape {list(input.shape)}\n  fix: normalized_shape = the input's last dimensions")
+    if tuple(input.shape[input.ndim - n:]) != dims or input.ndim < n:
         raise _C.ShapeError(f"rms_norm: Given normalized_shape={list(dims)}, expected input with shape "
                             f"[*{', '.join(map(str, dims))}], but got input of size{list(input.shape)}\n"
-                            f"  fix: normalized_shape = the input's last dimensions, e.g. RMSNorm({input.shape[-1]})")
+                            f"  fix: normalized_shape = the input's last dimensions, e.g. RMSNorm({input.shape[-1] if input.ndim else 1})")
     e = finfo(input.dtype).eps if eps is None else float(eps)
     axes = tuple(range(input.ndim - n, input.ndim))
     dtype = input.dtype

@@ -4,6 +4,7 @@ wrong shapes stay RuntimeError); norm's and dist's p may be a 0-d tensor, as PyT
 one for a Number (a bool one as 0 or 1), and a tensor with dimensions or requiring grad is its
 TypeError."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -40,6 +41,13 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.median(m.ones(2, 3, dtype=m.bool), 2), IndexError),
     (lambda m: m.nanmedian(m.ones(2, 3, dtype=m.bool), -3), IndexError),
     (lambda m: m.median(m.ones(2, 3, dtype=m.bool), 1), NotImplementedError),
+    (lambda m: m.norm_except_dim(m.tensor(2.0)), IndexError),
+    (lambda m: m.norm_except_dim(m.tensor(2)), IndexError),
+    (lambda m: m.rms_norm(m.tensor(2.0), ()), RuntimeError),
+    (lambda m: m.nn.functional.rms_norm(m.ones(2, 3), []), RuntimeError),
+    (lambda m: m.einsum(m.tensor(2.0)), ValueError),
+    (lambda m: m.einsum([m.tensor(2.0)]), ValueError),
+    (lambda m: m.linalg.vector_norm(m.tensor(2.0), 2, dim=1), IndexError),
 ]
 
 
@@ -209,6 +217,31 @@ def test_logit_of_integers_with_eps():
     assert got.dtype == gg.float32 and got.tolist() == [math.inf, -math.inf, -math.inf]
 
 
+SCALAR_NORMS = [  # (call on the 0-d tensor -2.5, PyTorch's 0-d value)
+    (lambda m, s: m.linalg.vector_norm(s, 2, dim=(-1,), keepdim=True), 2.5),
+    (lambda m, s: m.linalg.vector_norm(s, 1, dim=0, keepdim=True), 2.5),
+    (lambda m, s: m.linalg.vector_norm(s, 0, keepdim=True), 1.0),
+    (lambda m, s: m.linalg.vector_norm(s, 3, keepdim=True), 2.5),
+    (lambda m, s: m.linalg.vector_norm(s, math.inf, dim=-1, keepdim=True), 2.5),
+    (lambda m, s: m.frobenius_norm(s, -1, keepdim=True), 2.5),
+    (lambda m, s: m.frobenius_norm(s, (0,)), 2.5),
+    (lambda m, s: m.norm_except_dim(s, 2, -1), 2.5),
+]
+
+
+@pytest.mark.parametrize("call,want", SCALAR_NORMS)
+def test_norms_of_a_0d_tensor_are_0d(call, want):
+    got = call(gg, gg.tensor(-2.5))
+    assert got.ndim == 0 and got.item() == want
+
+
+def test_vector_norm_of_a_0d_tensor_with_keepdim_has_the_sign_gradient():
+    s = gg.tensor(-2.5, dtype=gg.float64, requires_grad=True)
+    y = gg.linalg.vector_norm(s, 2, dim=0, keepdim=True)
+    y.backward()
+    assert y.ndim == 0 and s.grad.item() == -1.0
+
+
 @pytest.mark.parametrize("call,kind", REFUSED)
 def test_kinds_match_torch(call, kind):
     torch = pytest.importorskip("torch")
@@ -243,3 +276,12 @@ def test_logit_matches_torch(eps, want):
     torch = pytest.importorskip("torch")
     np.testing.assert_allclose(torch.logit(torch.tensor(LOGIT_X, dtype=torch.float64), eps).numpy(), want,
                                rtol=1e-12)
+
+
+@pytest.mark.parametrize("call,want", SCALAR_NORMS)
+def test_0d_norms_match_torch(call, want):
+    torch = pytest.importorskip("torch")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torch.frobenius_norm's deprecation warning
+        got = call(torch, torch.tensor(-2.5))
+    assert got.ndim == 0 and got.item() == want

@@ -27,7 +27,8 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}\n"
                         "  fix: 'fro' and 'nuc' are matrix norms: linalg.matrix_norm; the default is ord=2")
     x = x.to(dtype) if dtype is not None else x
-    if x.ndim == 0:
+    scalar = x.ndim == 0  # reduced as a 1-element vector (dims 0 and -1); the result stays 0-d, keepdim or not
+    if scalar:
         x = x.reshape(1)
     dims = _dims(dim)
     reduced = range(x.ndim) if dims is None else [dims] if isinstance(dims, int) else dims
@@ -38,7 +39,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
             f"an identity\n  x: {list(x.shape)}, reduced over {list(reduced)}\n  fix: a negative ord needs at least "
             "one element in each reduced axis")
     y = _pnorm(x, ord, dims, keepdim)
-    return into(out, y)
+    return into(out, y.reshape(()) if scalar and y.ndim else y)
 
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
