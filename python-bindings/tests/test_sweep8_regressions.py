@@ -48,6 +48,11 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.einsum(m.tensor(2.0)), ValueError),
     (lambda m: m.einsum([m.tensor(2.0)]), ValueError),
     (lambda m: m.linalg.vector_norm(m.tensor(2.0), 2, dim=1), IndexError),
+    (lambda m: m.lu(m.ones(2, 3, dtype=m.int64)), NotImplementedError),
+    (lambda m: m.lu(m.ones(2, 2, dtype=m.bool)), NotImplementedError),
+    (lambda m: m.linalg.lu(m.ones(2, 3, dtype=m.int32)), NotImplementedError),
+    (lambda m: m.linalg.lu_factor(m.ones(3, 3, dtype=m.uint8)), NotImplementedError),
+    (lambda m: m.linalg.lu_factor_ex(m.ones(2, 2, 2, dtype=m.int64)), NotImplementedError),
 ]
 
 

@@ -31,6 +31,15 @@ def check_float(A: Tensor, fn: str, what: str = "input") -> None:
                                     "  fix: compute in float32 (A.float()) and convert the result back")
 
 
+def check_lu_dtype(A: Tensor, fn: str) -> None:
+    """The LU functions' dtype check: an integer or bool matrix is PyTorch's NotImplementedError from
+    its CPU kernel ('"lu_cpu" not implemented for 'Long''), not check_float's RuntimeError."""
+    if A.ndim >= 2 and not A.dtype.is_floating_point:
+        name = _TORCH_NAMES.get(plain(A.dtype), plain(A.dtype))
+        raise UnsupportedDTypeError(f"\"lu_cpu\" not implemented for '{name}'\n  linalg.{fn}: A is {A.dtype}, shape "
+                                    f"{list(A.shape)}, as PyTorch\n  fix: convert first, A.double() or A.float()")
+
+
 def check_matrix(A: Tensor, fn: str, square: bool = True) -> None:
     """A is a float32/float64 batch of (square) matrices [..., m, n]."""
     if A.ndim < 2:

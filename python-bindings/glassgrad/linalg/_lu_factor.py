@@ -11,7 +11,7 @@ from .. import _output_numbers
 from .._factories import eye
 from .._tensor import Tensor, tensor
 from ..functional import gather, where
-from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
+from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, check_lu_dtype, check_matrix, check_same_dtype,
                       first_failure, into, into_each)
 from ._lu import _eliminate
 
@@ -41,6 +41,7 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
 
 
 def _lu_factor_ex(A: Tensor, pivot: bool, check_errors: bool, out, fn: str) -> LUFactorEx:
+    check_lu_dtype(A, fn)
     check_matrix(A, fn, square=False)
     if not pivot:
         from .. import _C
@@ -105,6 +106,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
     """torch.linalg.lu: (P, L, U) with A = P L U, L [..., m, k] unit lower-triangular, U [..., k, n]."""
+    check_lu_dtype(A, "lu")
     check_matrix(A, "lu", square=False)
     if not pivot:
         from .. import _C
