@@ -51,7 +51,8 @@ def dstack(tensors: Sequence[Tensor]) -> Tensor:
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """torch.block_diag: the (at most 2-d) tensors along the diagonal of a zero matrix; a 0-d
-    tensor is a 1 x 1 block, a 1-d one a row. The dtype is their promoted type."""
+    tensor is a 1 x 1 block, a 1-d one a row. The dtype is their result_type, as PyTorch's: a 0-d
+    tensor of a higher float type does not widen dimensioned ones (float16 with a 0-d float32 is float16)."""
     items = _tensors(tensors, "block_diag")
     blocks = []
     for i, t in enumerate(items):
@@ -61,7 +62,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
         blocks.append(t.reshape(1, -1) if t.ndim == 1 else t.reshape(1, 1) if t.ndim == 0 else t)
     if not blocks:
         return zeros(1, 0)
-    dtype = functools.reduce(_dtypes.promote_types, [b.dtype for b in blocks])
+    dtype = _dtypes.result_type(*items)
     width = sum(b.shape[1] for b in blocks)
     rows, left = [], 0
     for b in blocks:

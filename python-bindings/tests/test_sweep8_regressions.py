@@ -247,6 +247,31 @@ def test_vector_norm_of_a_0d_tensor_with_keepdim_has_the_sign_gradient():
     assert y.ndim == 0 and s.grad.item() == -1.0
 
 
+BLOCK_DIAG = [  # (the inputs' (dtype, shape), PyTorch's result dtype)
+    ((("float16", (2, 3)), ("float32", ())), "float16"),
+    ((("float16", (2, 3)), ("float64", ())), "float16"),
+    ((("int64", (2,)), ("float32", ())), "float32"),
+    ((("int64", (2,)), ("bool", ())), "int64"),
+    ((("float16", (2, 3)), ("bfloat16", (1,))), "float32"),
+    ((("int64", ()), ("float32", ())), "float32"),
+    ((("uint8", ()), ("int64", ())), "int64"),
+]
+
+
+@pytest.mark.parametrize("inputs,want", BLOCK_DIAG)
+def test_block_diag_takes_the_result_type(inputs, want):
+    got = gg.block_diag(*[gg.full(shape, 2, dtype=getattr(gg, d)) for d, shape in inputs])
+    assert got.dtype == getattr(gg, want)
+    rows = [np.full(shape, 1.0 if d == "bool" else 2.0).reshape((1, 1) if not shape else (1, -1) if len(shape) == 1
+                                                               else shape) for d, shape in inputs]
+    want_values = np.zeros((sum(r.shape[0] for r in rows), sum(r.shape[1] for r in rows)))
+    top = left = 0
+    for r in rows:
+        want_values[top:top + r.shape[0], left:left + r.shape[1]] = r
+        top, left = top + r.shape[0], left + r.shape[1]
+    np.testing.assert_array_equal(got.float().numpy(), want_values)
+
+
 @pytest.mark.parametrize("call,kind", REFUSED)
 def test_kinds_match_torch(call, kind):
     torch = pytest.importorskip("torch")
@@ -290,3 +315,10 @@ def test_0d_norms_match_torch(call, want):
         warnings.simplefilter("ignore")  # torch.frobenius_norm's deprecation warning
         got = call(torch, torch.tensor(-2.5))
     assert got.ndim == 0 and got.item() == want
+
+
+@pytest.mark.parametrize("inputs,want", BLOCK_DIAG)
+def test_block_diag_dtype_matches_torch(inputs, want):
+    torch = pytest.importorskip("torch")
+    got = torch.block_diag(*[torch.full(shape, 2, dtype=getattr(torch, d)) for d, shape in inputs])
+    assert got.dtype == getattr(torch, want)

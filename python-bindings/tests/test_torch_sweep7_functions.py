@@ -42,7 +42,7 @@ KNOWN = {
     "logit",
     # pow is an int in PyTorch's signature (a float is its TypeError); an empty v its RuntimeError
     "norm_except_dim",
-    "binary_cross_entropy_with_logits", "block_diag", "broadcast_shapes", "broadcast_to", "cat", "column_stack",
+    "binary_cross_entropy_with_logits", "broadcast_shapes", "broadcast_to", "cat", "column_stack",
     "concat", "concatenate", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_copy",
     "dstack", "flip", "float_power", "group_norm", "hinge_embedding_loss", "histogram",
     "histogramdd", "hsplit", "hstack", "kl_div", "logaddexp2", "lu", "lu_unpack", "mvlgamma", "nan_to_num",
