@@ -156,6 +156,9 @@ def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple
     d = _axis(dim, tensor, "split")
     n = tensor.shape[d]
     held = _args.tensor_index(split_size_or_sections)  # a 0-d integer tensor is its int
+    if held is None and isinstance(split_size_or_sections, Tensor) and split_size_or_sections.numel() == 1:
+        # PyTorch's Tensor.split takes int(split_size) of any one-element tensor (tensor(2.5) splits by 2)
+        held = int(split_size_or_sections)
     if held is not None or isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
         size = int(split_size_or_sections) if held is None else held
         if size < 0 or (size == 0 and n):

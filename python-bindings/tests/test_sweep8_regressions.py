@@ -272,6 +272,28 @@ def test_block_diag_takes_the_result_type(inputs, want):
     np.testing.assert_array_equal(got.float().numpy(), want_values)
 
 
+SPLITS = [  # (split_size as a tensor, dim, PyTorch's piece shapes of a [3, 2] tensor)
+    (lambda m: m.tensor(2.0), 0, [(2, 2), (1, 2)]),
+    (lambda m: m.tensor(1.5), 0, [(1, 2), (1, 2), (1, 2)]),
+    (lambda m: m.tensor([2]), 0, [(2, 2), (1, 2)]),
+    (lambda m: m.tensor(True), 0, [(1, 2), (1, 2), (1, 2)]),
+    (lambda m: m.tensor(1.0), 1, [(3, 1), (3, 1)]),
+]
+
+
+@pytest.mark.parametrize("size,dim,want", SPLITS)
+def test_split_by_a_one_element_tensor(size, dim, want):
+    x = gg.arange(6.0).reshape(3, 2)
+    for pieces in (gg.split(x, size(gg), dim), x.split(size(gg), dim)):
+        assert [tuple(p.shape) for p in pieces] == want
+        np.testing.assert_array_equal(gg.cat(pieces, dim).numpy(), x.numpy())
+
+
+def test_split_by_a_tensor_below_one_is_refused():
+    with pytest.raises(RuntimeError):
+        gg.split(gg.ones(3, 2), gg.tensor(0.5))
+
+
 @pytest.mark.parametrize("call,kind", REFUSED)
 def test_kinds_match_torch(call, kind):
     torch = pytest.importorskip("torch")
@@ -322,3 +344,9 @@ def test_block_diag_dtype_matches_torch(inputs, want):
     torch = pytest.importorskip("torch")
     got = torch.block_diag(*[torch.full(shape, 2, dtype=getattr(torch, d)) for d, shape in inputs])
     assert got.dtype == getattr(torch, want)
+
+
+@pytest.mark.parametrize("size,dim,want", SPLITS)
+def test_split_by_a_tensor_matches_torch(size, dim, want):
+    torch = pytest.importorskip("torch")
+    assert [tuple(p.shape) for p in torch.split(torch.ones(3, 2), size(torch), dim)] == want

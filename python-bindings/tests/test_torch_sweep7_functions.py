@@ -47,7 +47,7 @@ KNOWN = {
     "dstack", "flip", "float_power", "group_norm", "hinge_embedding_loss", "histogram",
     "histogramdd", "hsplit", "hstack", "kl_div", "logaddexp2", "lu", "lu_unpack", "mvlgamma", "nan_to_num",
     "nanquantile", "nuclear_norm", "pca_lowrank", "quantile", "repeat_interleave",
-    "result_type", "row_stack", "sparse_coo_tensor", "split", "stack", "svd", "svd_lowrank",
+    "result_type", "row_stack", "sparse_coo_tensor", "stack", "svd", "svd_lowrank",
     "tensor_split", "tile", "tril", "triu", "unique_consecutive", "unravel_index", "view_copy", "vsplit", "vstack",
 }
 
