@@ -25,6 +25,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def pytest_runtest_setup(item):
+    # torch._dynamo's first use (torch.compile or torch.export in any earlier test of the process)
+    # turns torch's default argument validation of distributions off for good; the comparisons
+    # with torch.distributions expect its default, on.
+    dist = sys.modules.get("torch.distributions")
+    if dist is not None and not dist.Distribution._validate_args:
+        dist.Distribution.set_default_validate_args(True)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

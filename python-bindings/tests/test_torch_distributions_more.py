@@ -150,18 +150,7 @@ def test_base_class_raises_not_implemented_as_torch():
             ours.icdf(gg.tensor(0.5))
 
 
-def test_validation_errors():
-    # torch._dynamo's first use (torch.compile, torch.export, in any earlier test of the process)
-    # turns torch's default validation off for good; these cases compare with it on.
-    was = TD.Distribution._validate_args
-    TD.Distribution.set_default_validate_args(True)
-    try:
-        _check_validation_errors()
-    finally:
-        TD.Distribution.set_default_validate_args(was)
-
-
-def _check_validation_errors():
+def test_validation_errors():  # with torch's default validation on (conftest.py)
     for bad in (lambda m: m.Cauchy(0.0, -1.0), lambda m: m.HalfNormal(-1.0), lambda m: m.Gumbel(0.0, 0.0),
                 lambda m: m.Weibull(1.0, -2.0), lambda m: m.Pareto(-1.0, 1.0), lambda m: m.Geometric(probs=1.5),
                 lambda m: m.NegativeBinomial(-1.0, probs=0.5)):

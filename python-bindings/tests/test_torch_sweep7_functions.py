@@ -42,6 +42,9 @@ KNOWN = {
     "logit",
     # pow is an int in PyTorch's signature (a float is its TypeError); an empty v its RuntimeError
     "norm_except_dim",
+    # a floating one-element tensor as the split size, which Tensor.split takes (int() of it) and
+    # PyTorch's native split_copy / unsafe_split refuse (their TypeError); they share split's parsing
+    "split_copy", "unsafe_split",
     "binary_cross_entropy_with_logits", "broadcast_shapes", "broadcast_to", "cat", "column_stack",
     "concat", "concatenate", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_copy",
     "dstack", "flip", "float_power", "group_norm", "hinge_embedding_loss", "histogram",
