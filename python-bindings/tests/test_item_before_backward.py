@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from plan_inspection import forward_ops_of_last_plan
 
 _MODIFIED = "modified by an inplace operation"
 
@@ -74,8 +75,7 @@ def test_the_backward_plan_binds_the_forward_values_instead_of_computing_them_ag
         loss.item()
         loss.backward()
         opt.step()
-        plan = str(gg._C.last_plan())
-        forward_ops.append([line.split()[1] for line in plan.splitlines() if line.endswith("(forward)")])
+        forward_ops.append(forward_ops_of_last_plan())
         opt.zero_grad()
     # The first step computes the forward twice (nothing is known yet about what backward reads);
     # later steps' backward plans hold no forward node.

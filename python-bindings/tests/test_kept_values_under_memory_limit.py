@@ -9,6 +9,7 @@ memory limit"); test_plan_cache_under_memory_limit.py holds the cache to that.""
 import numpy as np
 
 import glassgrad as gg
+from plan_inspection import forward_ops_of_last_plan
 
 _MIB = 1 << 20
 
@@ -64,8 +65,7 @@ def _forward_ops_of_backward_plans(limit, steps=4):
             loss.item()
             loss.backward()
             opt.step()
-            plan = str(gg._C.last_plan())
-            forward_ops.append([line.split()[1] for line in plan.splitlines() if line.endswith("(forward)")])
+            forward_ops.append(forward_ops_of_last_plan())
             opt.zero_grad()
             if not held:
                 held.append(gg.zeros(3 * _MIB // 4))
