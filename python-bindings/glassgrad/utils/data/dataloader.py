@@ -327,6 +327,11 @@ class _MultiProcessIter(_BaseIter):
 
     def __init__(self, loader: DataLoader):
         super().__init__(loader)
+        if not loader.prefetch_factor:
+            # PyTorch's iterator asserts this: with no batch ahead per worker, nothing is ever asked for.
+            raise AssertionError(f"prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter (got "
+                                 f"prefetch_factor={loader.prefetch_factor})\n  fix: DataLoader(..., prefetch_factor=2),"
+                                 f" PyTorch's default with workers, or leave it out")
         self._prefetch_factor = loader.prefetch_factor
         self._in_order = loader.in_order
         context = loader.multiprocessing_context or _default_context()

@@ -35,12 +35,11 @@ class Dataset(Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co]):
-    """An iterable-style data set: subclasses define __iter__(). With DataLoader workers, each
-    worker iterates its own copy; get_worker_info() tells it which share to yield."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """An iterable-style data set: subclasses define __iter__() (it is abstract, as in PyTorch,
+    where IterableDataset is also a typing.Iterable: a subclass without it cannot be made). With
+    DataLoader workers, each worker iterates its own copy; get_worker_info() tells it which share
+    to yield."""
 
     def __add__(self, other: "Dataset") -> "ChainDataset":
         return ChainDataset([self, other])
@@ -49,9 +48,14 @@ class IterableDataset(Dataset[T_co]):
 def _length(t) -> int:
     shape = getattr(t, "shape", None)
     if shape is None or len(shape) == 0:
-        raise _C.ShapeError(f"TensorDataset: every tensor needs a first (sample) axis, got "
-                            f"{type(t).__name__} of shape {list(shape) if shape is not None else '?'}")
+        raise _NoSampleAxis(f"TensorDataset: every tensor needs a first (sample) axis, got "
+                            f"{type(t).__name__} of shape {list(shape) if shape is not None else '?'}\n"
+                            f"  fix: pass one row per sample, e.g. t.reshape(-1) or t.unsqueeze(0)")
     return int(shape[0])
+
+
+class _NoSampleAxis(_C.ShapeError, IndexError):
+    """A TensorDataset tensor without a first axis (an IndexError too, as PyTorch's size(0) of a 0-d tensor)."""
 
 
 class _SizeMismatch(_C.ShapeError, AssertionError):
@@ -77,7 +81,10 @@ class TensorDataset(Dataset):
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
-        return _length(self.tensors[0]) if self.tensors else 0
+        if not self.tensors:
+            raise IndexError("TensorDataset: len() of a TensorDataset made of no tensors (PyTorch's raises "
+                             "IndexError too)\n  fix: TensorDataset(x, y) with at least one tensor")
+        return _length(self.tensors[0])
 
     def _check_worker_devices(self) -> None:
         """In a DataLoader worker (no CUDA there), GPU tensors are refused with the fix."""

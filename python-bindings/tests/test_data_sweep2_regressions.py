@@ -1,0 +1,45 @@
+"""Differences from torch.utils.data that a sweep against PyTorch 2.14 found, each with the
+behaviour PyTorch documents or shows (torch-free: the expected outcomes are written down)."""
+import collections.abc
+
+import pytest
+
+import glassgrad as gg
+from glassgrad.utils import data as D
+
+
+def test_prefetch_factor_zero_with_workers_is_refused_at_iteration():
+    # PyTorch's multiprocessing iterator asserts prefetch_factor > 0; the loader itself is made.
+    loader = D.DataLoader(D.TensorDataset(gg.arange(4)), num_workers=1, prefetch_factor=0)
+    with pytest.raises(AssertionError, match="prefetch_factor must be greater than 0"):
+        iter(loader)
+
+
+def test_iterable_dataset_is_an_abstract_iterable():
+    assert issubclass(D.IterableDataset, collections.abc.Iterable)
+    with pytest.raises(TypeError, match="abstract"):
+        D.IterableDataset()
+
+    class NoIter(D.IterableDataset):
+        pass
+
+    with pytest.raises(TypeError, match="abstract"):
+        NoIter()
+
+    class Three(D.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    assert list(Three()) == [0, 1, 2]
+    assert isinstance(Three() + Three(), D.ChainDataset)
+
+
+def test_tensor_dataset_of_a_0d_tensor_is_an_index_error():
+    with pytest.raises(IndexError, match="first \\(sample\\) axis"):
+        D.TensorDataset(gg.tensor(1.0))
+
+
+def test_tensor_dataset_of_no_tensors_has_no_length():
+    ds = D.TensorDataset()
+    with pytest.raises(IndexError):
+        len(ds)
