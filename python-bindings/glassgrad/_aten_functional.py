@@ -15,11 +15,16 @@ __all__ = ["adaptive_max_pool1d", "affine_grid_generator", "alpha_dropout", "alp
            "binary_cross_entropy_with_logits", "convolution", "grid_sampler", "native_channel_shuffle", "native_dropout",
            "native_layer_norm", "constant_pad_nd",
            "cosine_embedding_loss", "ctc_loss", "dropout_", "embedding", "feature_alpha_dropout",
-           "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hinge_embedding_loss", "instance_norm",
+           "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "group_norm", "hinge_embedding_loss", "instance_norm",
            "kl_div", "margin_ranking_loss", "max_pool1d_with_indices", "poisson_nll_loss", "rrelu", "rrelu_",
            "triplet_margin_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")  # at::Reduction's order
+# The default reduction of the torch.* spellings: ATen's schemas say `int reduction=Mean`, but
+# PyTorch's Python argument parser reads that default with atol ("Mean" -> 0), so torch.kl_div(x, y),
+# torch.hinge_embedding_loss(x, y), torch.ctc_loss(...) called without one return the unreduced loss
+# (x's shape). The F functions' and the loss modules' 'mean' default is unaffected.
+_UNREDUCED = 0
 
 
 def _reduction(reduction, where: str) -> str:
@@ -34,47 +39,58 @@ def _reduction(reduction, where: str) -> str:
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
-                                     pos_weight: Optional[Tensor] = None, reduction=1) -> Tensor:
+                                     pos_weight: Optional[Tensor] = None, reduction=_UNREDUCED) -> Tensor:
     """torch.binary_cross_entropy_with_logits: F.binary_cross_entropy_with_logits, weight and
-    pos_weight positional, reduction an int."""
+    pos_weight positional, reduction an int. An integer or bool input is PyTorch's
+    NotImplementedError from its log-sigmoid kernel; an integer or bool target its RuntimeError that
+    the float loss can't be cast to the target's dtype (ATen writes the loss in the target's dtype)."""
     from .nn import functional as F
+    from ._inplace import _type_name
     where = "binary_cross_entropy_with_logits"
+    _args.floating_input(input, "log_sigmoid_cpu")
+    if not (target.dtype.is_floating_point or target.dtype.is_complex):
+        raise RuntimeError(f"result type {_type_name(input.dtype)} can't be cast to the desired output type "
+                           f"{_type_name(target.dtype)}\n  {where}: target is {target.dtype}\n  fix: target.float()")
     return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction, where),
                                               pos_weight=pos_weight)
 
 
-def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = False) -> Tensor:
+def kl_div(input: Tensor, target: Tensor, reduction=_UNREDUCED, *, log_target: bool = False) -> Tensor:
     """torch.kl_div: F.kl_div with an int reduction (1 'mean' is the mean over every element, as
-    F.kl_div's 'mean', not 'batchmean'; without F's warning about it, as PyTorch's ATen op)."""
+    F.kl_div's 'mean', not 'batchmean'; without F's warning about it, as PyTorch's ATen op).
+    An integer or bool input or target is PyTorch's RuntimeError ('Integral inputs not supported')."""
     from .nn import functional as F
+    if not all(t.dtype.is_floating_point or t.dtype.is_complex for t in (input, target) if isinstance(t, Tensor)):
+        raise RuntimeError(f"kl_div: Integral inputs not supported.\n  got input {input.dtype}, target {target.dtype}\n"
+                           f"  fix: torch.kl_div(input.float(), target.float())")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "reduction: 'mean' divides", UserWarning)
         return F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"), log_target=log_target)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                          reduction=1) -> Tensor:
+                          reduction=_UNREDUCED) -> Tensor:
     """torch.cosine_embedding_loss: F.cosine_embedding_loss with an int reduction."""
     from .nn import functional as F
     return F.cosine_embedding_loss(input1, input2, target, margin,
                                    reduction=_reduction(reduction, "cosine_embedding_loss"))
 
 
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction=1) -> Tensor:
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction=_UNREDUCED) -> Tensor:
     """torch.hinge_embedding_loss: F.hinge_embedding_loss with an int reduction."""
     from .nn import functional as F
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction, "hinge_embedding_loss"))
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
-                        reduction=1) -> Tensor:
+                        reduction=_UNREDUCED) -> Tensor:
     """torch.margin_ranking_loss: F.margin_ranking_loss with an int reduction."""
     from .nn import functional as F
     return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction, "margin_ranking_loss"))
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
-                        eps: float = 1e-06, swap: bool = False, reduction=1) -> Tensor:
+                        eps: float = 1e-06, swap: bool = False, reduction=_UNREDUCED) -> Tensor:
     """torch.triplet_margin_loss: F.triplet_margin_loss with an int reduction."""
     from .nn import functional as F
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
@@ -89,7 +105,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
                               reduction=_reduction(reduction, "poisson_nll_loss"))
 
 
-def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0, reduction=1,
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0, reduction=_UNREDUCED,
              zero_infinity: bool = False) -> Tensor:
     """torch.ctc_loss: F.ctc_loss with an int reduction."""
     from .nn import functional as F
@@ -114,6 +130,17 @@ def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor
     switch: glassgrad has no cuDNN)."""
     from .nn import functional as F
     return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+               eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
+    """torch.group_norm: F.group_norm with ATen's trailing cudnn_enabled (PyTorch's backend switch:
+    glassgrad has no cuDNN). An input without a channel dim (0-d or 1-d) is ATen's IndexError from
+    reading input.size(1), where F.group_norm's own check is a RuntimeError."""
+    from .nn import functional as F
+    if isinstance(input, Tensor) and input.ndim < 2:
+        _args.absent_dim("group_norm", input.shape, input.ndim, "give the input a batch dim: x.reshape(1, *x.shape)")
+    return F.group_norm(input, num_groups, weight, bias, eps)
 
 
 def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:

@@ -13,7 +13,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C
+from . import _C, _args
 from ._args import UnsupportedDTypeError
 from ._inplace import _type_name
 from ._factories import linspace
@@ -174,7 +174,7 @@ def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
         if bins.dtype != like.dtype:
             raise _C.DTypeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
                                 f"input {like.dtype} and bins {bins.dtype}\n  fix: bins.to(input.dtype)")
-        edges: np.ndarray = bins.numpy(force=True).astype(np.float64)
+        edges: np.ndarray = bins.detach().double().numpy(force=True)
         if np.any(np.diff(edges) < 0):
             raise _C.InvalidArgumentError("torch.histogram(): bin edges must be increasing\n  fix: sort them")
         return edges
@@ -198,6 +198,18 @@ def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
     return linspace(lo, hi, n + 1, dtype=like.dtype).numpy(force=True).astype(np.float64)
 
 
+def _histogram_dtype(input: Tensor, edges_given: bool, where: str) -> None:
+    """PyTorch's NotImplementedError for a dtype its histogram kernels lack: integer and bool
+    inputs always; float16 and bfloat16 unless the bin edges are given as tensors (their equal-bins
+    path has no reduced-precision kernel)."""
+    floating = input.dtype.is_floating_point
+    if input.dtype in ("float32", "float64") or (floating and edges_given):
+        return
+    kernel = "histogram_cpu" if edges_given else "histogramdd"
+    raise UnsupportedDTypeError(f"\"{kernel}\" not implemented for '{_type_name(input.dtype)}'\n  "
+                                f"{where}: input must be floating point, got {input.dtype}\n  fix: x.float()")
+
+
 def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] = None, density: bool = False,
               out=None):
     """(hist, bin_edges) of the elements of `input` (torch.histogram): `bins` an int of equal bins
@@ -207,18 +219,15 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
     and the bin's width. Floating inputs only; both results in the input's dtype, no gradient."""
     if out is not None:
         raise _C.UnsupportedError("torch.histogram(..., out=...) is not supported\n  fix: hist, edges = torch.histogram(x, bins)")
-    if input.dtype not in ("float32", "float64"):
-        raise UnsupportedDTypeError(f"\"histogramdd\" not implemented for '{_type_name(input.dtype)}'\n  "
-                                    f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
-    a: np.ndarray = input.numpy(force=True).astype(np.float64).reshape(-1)
+    _histogram_dtype(input, isinstance(bins, Tensor), "torch.histogram")
+    a: np.ndarray = input.detach().double().numpy(force=True).reshape(-1)
     edges = _histogram_edges(a, bins, range, input)
     w: Optional[np.ndarray] = None
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
             raise _C.ShapeError(f"torch.histogram(): weight should have the same shape as input, got input "
                                 f"{list(input.shape)} and weight {list(weight.shape)}\n  fix: one weight per element")
-        w = weight.numpy(force=True).astype(np.float64).reshape(-1)
-    dtype = input.numpy(force=True).dtype
+        w = weight.detach().double().numpy(force=True).reshape(-1)
     if edges.size < 2:
         hist = np.zeros(0)
     else:
@@ -226,7 +235,7 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
         hist = hist.astype(np.float64)
         if density:
             hist = hist / (hist.sum() * np.diff(edges))
-    return histogram_result(_on(hist.astype(dtype), input), _on(edges.astype(dtype), input))
+    return histogram_result(_on(hist, input, input.dtype), _on(edges, input, input.dtype))
 
 
 def histogramdd(input: Tensor, bins=10, range=None, weight: Optional[Tensor] = None, density: bool = False):
@@ -235,13 +244,15 @@ def histogramdd(input: Tensor, bins=10, range=None, weight: Optional[Tensor] = N
     tensor of edges per coordinate; `range` is [min_0, max_0, min_1, max_1, ...]. Each coordinate's
     bins are histogram's ([left, right), the last closed); `weight` (input.shape[:-1]) and
     `density` as there. hist has D dims; bin_edges is a tuple of D tensors; no gradient."""
-    if not input.dtype.is_floating_point:
-        raise _C.DTypeError(f"torch.histogramdd: input must be floating point, got {input.dtype}\n  fix: x.float()")
-    if input.ndim < 1:
-        raise _C.ShapeError("torch.histogramdd: input should have at least 1 dimension (the coordinates)\n"
-                            "  fix: points as rows of a (N, D) tensor")
+    if input.ndim == 0 and not isinstance(bins, (list, tuple)):  # one int for every coordinate: input.size(-1)
+        _args.absent_dim("torch.histogramdd", input.shape, -1, "points as rows of a (N, D) tensor")
+    _histogram_dtype(input, isinstance(bins, (list, tuple)) and all(isinstance(b, Tensor) for b in bins),
+                     "torch.histogramdd")
+    if input.ndim < 2:
+        raise _C.ShapeError(f"torch.histogramdd: input tensor should have at least 2 dimensions, got "
+                            f"{list(input.shape)}\n  fix: points as rows of a (N, D) tensor: x.reshape(-1, 1)")
     d = input.shape[-1]
-    points: np.ndarray = input.numpy(force=True).astype(np.float64).reshape(-1, d)
+    points: np.ndarray = input.detach().double().numpy(force=True).reshape(-1, d)
     per = list(bins) if isinstance(bins, (list, tuple)) else [bins] * d
     if len(per) != d:
         raise _C.InvalidArgumentError(f"torch.histogramdd: expected {d} sequences of bin edges for each of the {d} "
@@ -257,16 +268,15 @@ def histogramdd(input: Tensor, bins=10, range=None, weight: Optional[Tensor] = N
         if tuple(weight.shape) != tuple(input.shape[:-1]):
             raise _C.ShapeError(f"torch.histogramdd(): weight should have the shape of input without its last dim, "
                                 f"{list(input.shape[:-1])}, got {list(weight.shape)}\n  fix: one weight per point")
-        w = weight.numpy(force=True).astype(np.float64).reshape(-1)
+        w = weight.detach().double().numpy(force=True).reshape(-1)
     hist, _ = np.histogramdd(points, bins=edges, weights=w)
     hist = hist.astype(np.float64)
     if density:
         widths = np.ix_(*[np.diff(e) for e in edges])
         volume = functools.reduce(np.multiply, widths)
         hist = hist / (hist.sum() * volume)
-    dtype = input.numpy(force=True).dtype
     return return_type("histogramdd", ("hist", "bin_edges"))(
-        _on(hist.astype(dtype), input), tuple(_on(e.astype(dtype), input) for e in edges))
+        _on(hist, input, input.dtype), tuple(_on(e, input, input.dtype) for e in edges))
 
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram", "histogramdd"]

@@ -758,9 +758,26 @@ def ravel(input: Tensor) -> Tensor:
 
 
 def broadcast_shapes(*shapes) -> Size:
-    """The shape the given shapes broadcast to (torch.broadcast_shapes)."""
+    """The shape the given shapes broadcast to (torch.broadcast_shapes). Each shape is an int (a
+    1-d shape) or a tuple or list of ints; anything else (a tensor, a float) is PyTorch's
+    RuntimeError, a negative length its ValueError."""
+    as_tuples = []
+    for s in shapes:
+        if isinstance(s, (tuple, list)):
+            if not all(isinstance(n, int) for n in s):  # torch.Size(s)'s TypeError in PyTorch
+                raise _args.InvalidArgumentTypeError(f"broadcast_shapes: a shape takes ints, got {s!r}\n"
+                                                     f"  fix: broadcast_shapes((2, 3), (3,))")
+            as_tuples.append(tuple(int(n) for n in s))
+        elif isinstance(s, int):
+            as_tuples.append((int(s),))
+        else:
+            raise _C.InvalidArgumentError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got "
+                                          f"{s!r}\n  broadcast_shapes: fix: pass shapes, e.g. x.shape, not tensors")
+    if any(n < 0 for t in as_tuples for n in t):
+        raise _C.ShapeError(f"Attempting to broadcast a dimension with negative length!\n  broadcast_shapes: shapes "
+                            f"{[list(t) for t in as_tuples]}\n  fix: every length must be >= 0")
     try:
-        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+        return Size(np.broadcast_shapes(*as_tuples))
     except ValueError:
         raise _C.ShapeError(f"broadcast_shapes: shapes {[list(s) for s in shapes]} cannot be broadcast together\n"
                             f"  fix: dims must be equal or 1, counted from the last") from None

@@ -45,10 +45,10 @@ KNOWN = {
     # a floating one-element tensor as the split size, which Tensor.split takes (int() of it) and
     # PyTorch's native split_copy / unsafe_split refuse (their TypeError); they share split's parsing
     "split_copy", "unsafe_split",
-    "binary_cross_entropy_with_logits", "broadcast_shapes", "broadcast_to", "cat", "column_stack",
+    "binary_cross_entropy_with_logits", "broadcast_to", "cat", "column_stack",
     "concat", "concatenate", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_copy",
-    "dstack", "flip", "float_power", "group_norm", "hinge_embedding_loss", "histogram",
-    "histogramdd", "hsplit", "hstack", "kl_div", "logaddexp2", "lu", "lu_unpack", "mvlgamma", "nan_to_num",
+    "dstack", "flip", "float_power", "hinge_embedding_loss", "histogram",
+    "histogramdd", "hsplit", "hstack", "logaddexp2", "lu", "lu_unpack", "mvlgamma", "nan_to_num",
     "nanquantile", "nuclear_norm", "pca_lowrank", "quantile", "repeat_interleave",
     "result_type", "row_stack", "sparse_coo_tensor", "stack", "svd", "svd_lowrank",
     "tensor_split", "tile", "tril", "triu", "unique_consecutive", "unravel_index", "view_copy", "vsplit", "vstack",
@@ -92,6 +92,8 @@ def _plain(r):
         values = r.detach()
         values = values.numpy() if str(values.dtype).endswith("bool") else values.double().numpy()
         return ("tensor", str(r.dtype).split(".")[-1], tuple(r.shape), values)
+    if type(r).__name__ == "dtype":  # torch.float32 and glassgrad.float32 compare by name
+        return ("value", str(r).split(".")[-1])
     return ("value", r)
 
 
