@@ -7,6 +7,7 @@ always_call=True runs a forward hook even when forward raised. Each registration
 RemovableHandle. A module without hooks keeps its plain call."""
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from typing import Any, Callable, Dict
 
@@ -88,38 +89,44 @@ def _hooks(module, kind: str):
 
 
 def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, Any]):
-    for hook, with_kwargs, _ in _hooks(module, PRE):
-        if with_kwargs:
-            result = hook(module, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                                       f"but got {result}.")
-                args, kwargs = result
-        else:
-            result = hook(module, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-    from . import backward_hooks as _bw  # (imports autograd, which imports nn)
-    from . import legacy_backward_hooks as _legacy
-    state = None
-    if _bw.has_hooks(module):
-        args, state = _bw.wrap_inputs(module, args)
+    # As PyTorch's Module._call_impl: an error anywhere from the first pre-hook to the last
+    # forward hook runs the always_call forward hooks that have not run yet, with output None.
     hooks = _hooks(module, POST)
+    called = set()
     try:
+        for hook, with_kwargs, _ in _hooks(module, PRE):
+            if with_kwargs:
+                result = hook(module, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(module, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        from . import backward_hooks as _bw  # (imports autograd, which imports nn)
+        from . import legacy_backward_hooks as _legacy
+        state = None
+        if _bw.has_hooks(module):
+            args, state = _bw.wrap_inputs(module, args)
         output = forward(*args, **kwargs)
-    except Exception:
-        for hook, with_kwargs, always_call in hooks:
+        for i, (hook, with_kwargs, always_call) in enumerate(hooks):
             if always_call:
+                called.add(i)
+            result = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
+            if result is not None:
+                output = result
+    except Exception:
+        for i, (hook, with_kwargs, always_call) in enumerate(hooks):
+            if always_call and i not in called:
                 try:
                     hook(module, args, kwargs, None) if with_kwargs else hook(module, args, None)
-                except Exception:
-                    pass  # the forward's own error is the one to report
+                except Exception as e:  # the first error is the one to report, as PyTorch's
+                    warnings.warn("forward hook with ``always_call=True`` raised an exception that was silenced "
+                                  f"as another error was raised in forward: {e}")
         raise
-    for hook, with_kwargs, _ in hooks:
-        result = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
-        if result is not None:
-            output = result
     if state is not None:
         output = _bw.wrap_outputs(state, output)
     return _legacy.attach(module, args, output) if _legacy.has_hooks(module) else output

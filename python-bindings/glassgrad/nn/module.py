@@ -19,6 +19,7 @@ from .._trace import _local as _trace_local
 from .._trace import note_module_call, user_source
 from . import forward_hooks as _hooks
 from . import registration_hooks as _reg
+from . import state_dict_load as _sdl
 
 _HOOK_GLOBALS = _hooks.GLOBAL_TABLES
 _PRE, _POST, _BW_FULL, _BW_PRE = _hooks.PRE, _hooks.POST, _hooks.BACKWARD, _hooks.BACKWARD_PRE
@@ -161,26 +162,29 @@ def _uninitialized(t) -> bool:
     return getattr(t, "cls_to_become", None) is not None
 
 
-def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
-    """A state_dict entry as an array of t's shape whose values t's dtype can hold, or a
-    GlassgradError naming the entry (before anything is loaded)."""
+def _check_entry(name: str, value, t: Tensor):
+    """(array of t's shape whose values t's dtype can hold, None), or (None, (exception class,
+    PyTorch's error message for the entry, a fix)), checked before anything is loaded."""
     if _uninitialized(value):  # an uninitialized lazy tensor (docs/lazy.md)
-        raise _C.ShapeError(f"load_state_dict: '{name}' is an uninitialized parameter or buffer (from a lazy layer "
-                            f"saved before its first forward); the model's is {list(t.shape)}\n"
-                            f"  fix: run one forward pass of the lazy model before calling state_dict()")
+        return None, (_C.ShapeError, f"'{name}' is an uninitialized parameter or buffer (from a lazy layer saved "
+                      f"before its first forward); the model's is {list(t.shape)}",
+                      "run one forward pass of the lazy model before calling state_dict()")
     try:
         arr = value._values() if isinstance(value, Tensor) else _array_and_dtype(value)[0]
     except Exception as e:  # whatever the object is, say which entry it was
-        raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
-                                      f"  fix: pass the tensors model.state_dict() returned") from None
+        return None, (StateDictError, f'While copying the parameter named "{name}", expected torch.Tensor or '
+                      f"Tensor-like object from checkpoint but received {type(value)} ({e})",
+                      "pass the tensors model.state_dict() returned")
+    if t.ndim == 0 and arr.shape == (1,):  # PyTorch's compatibility rule for old 0-d entries
+        arr = arr.reshape(())
     if tuple(arr.shape) != tuple(t.shape):
-        raise StateDictShapeError(f"load_state_dict: size mismatch for {name}: copying a param with shape "
-                                  f"{list(arr.shape)} from checkpoint, the shape in current model is "
-                                  f"{list(t.shape)}\n  fix: build the model with the same layer sizes")
+        return None, (StateDictShapeError, f"size mismatch for {name}: copying a param with shape "
+                      f"{_sdl.shape_text(arr.shape)} from checkpoint, the shape in current model is "
+                      f"{_sdl.shape_text(t.shape)}.", "build the model with the same layer sizes")
     if arr.dtype.kind not in "biuf":
-        raise _C.DTypeError(f"load_state_dict: '{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}\n"
-                            f"  fix: pass numeric tensors or arrays, as model.state_dict() returns")
-    return arr
+        return None, (StateDictDTypeError, f"'{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}",
+                      "pass numeric tensors or arrays, as model.state_dict() returns")
+    return arr, None
 
 
 def _entry_dtype(value) -> Optional[str]:
@@ -207,13 +211,17 @@ class StateDictShapeError(_C.ShapeError, RuntimeError):
     """A state_dict entry whose shape is not the model's (PyTorch's RuntimeError "size mismatch")."""
 
 
-def _refuse_names(module, missing, unexpected) -> None:
-    raise StateDictError(
-        f"Error(s) in loading state_dict for {type(module).__name__}:" +
-        ("\n\tUnexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
-         if unexpected else "") +
-        ("\n\tMissing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". " if missing else "") +
-        "\n  fix: load a state_dict saved from the same model class, or pass strict=False")
+class StateDictDTypeError(_C.DTypeError):
+    """A state_dict entry of values no tensor holds (strings, objects)."""
+
+
+def _refuse(module, messages: List[str], kinds: List[type], fixes: List[str]) -> None:
+    """PyTorch's load_state_dict error: every message under "Error(s) in loading state_dict for
+    X:", raised as the first entry error's class (a size mismatch: StateDictShapeError), else as
+    StateDictError; both are RuntimeErrors, as PyTorch's."""
+    fix = "".join(f"\n  fix: {f}" for f in dict.fromkeys(fixes))
+    raise (kinds[0] if kinds else StateDictError)(
+        f"Error(s) in loading state_dict for {type(module).__name__}:\n\t" + "\n\t".join(messages) + fix)
 
 
 def _check_new_name(module, kind: str, name, table: str) -> None:
@@ -261,14 +269,13 @@ def _refuse_non_entry(module, name: str, value) -> None:
                         f"None expected)\n  fix: `del module.{name}` first to replace the layer by another value")
 
 
-def _assign_entries(module, pairs) -> None:
-    """load_state_dict(assign=True): each entry's values become a new Parameter (keeping the old
-    one's requires_grad) or buffer of the owning submodule, in the entry's dtype (bfloat16 too,
-    as PyTorch's assign keeps it). Every new tensor is made before any is put in place."""
+def _assign_entries(pairs) -> None:
+    """load_state_dict(assign=True): [(module, tensor, name, array, dtype)]: each entry's values
+    become a new Parameter (keeping the old one's requires_grad) or buffer of its module, in the
+    entry's dtype (bfloat16 too, as PyTorch's assign keeps it). Every new tensor is made before
+    any is put in place."""
     made: List[Tuple[Dict[str, Any], str, Tensor]] = []
-    for t, (name, arr, dtype) in pairs:
-        path, _, attr = name.rpartition(".")
-        owner = module.get_submodule(path)
+    for owner, t, attr, arr, dtype in pairs:
         if isinstance(t, Parameter):
             values = _wrap(_C.lazy_leaf(raw_from_numpy(arr, t.device, t.name, dtype), "constant", False, "")) \
                 if dtype is not None else arr
@@ -277,7 +284,8 @@ def _assign_entries(module, pairs) -> None:
             made.append((owner._buffers, attr, _state_leaf(np.asarray(arr), t.device, t.name, dtype)))
     for table, attr, new in made:
         table[attr] = new
-    _bump_structure_version()
+    if made:
+        _bump_structure_version()
 
 
 _structure_version = 0
@@ -538,9 +546,16 @@ class Module:
         """The module at a dotted path ("layer1.0.conv1"); "" is the module itself."""
         m = self
         for part in target.split(".") if target else []:
-            if part not in m._modules:
-                raise AttributeError(f"{type(m).__name__} has no submodule '{part}' (looking up '{target}')")
-            m = m._modules[part]
+            # PyTorch's lookup is getattr: a property returning a submodule is followed too
+            child = m._modules.get(part)
+            if child is None:
+                if not hasattr(m, part):
+                    raise AttributeError(f"{m._get_name()} has no attribute `{part}` (looking up submodule "
+                                         f"'{target}')")
+                child = getattr(m, part)
+                if not isinstance(child, Module):
+                    raise AttributeError(f"`{part}` is not an nn.Module (looking up submodule '{target}')")
+            m = child
         return m
 
     def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
@@ -670,8 +685,13 @@ class Module:
             _C.clear_grads([p._h for p in self.parameters()])
             return
         for p in self.parameters():
-            if p.grad is not None:
-                p.grad.zero_()
+            grad = p.grad
+            if grad is not None:  # PyTorch's: a gradient with a history is detached first
+                if grad.grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad.zero_()
 
     # ---- calling ----
     def forward(self, *args, **kwargs):
@@ -799,23 +819,32 @@ class Module:
         from . import state_dict_hooks as _sd
         if args:
             destination, prefix, keep_vars = _positional_state_dict_args(args, destination, prefix, keep_vars)
-        _sd.before_save(self, prefix, keep_vars)
-        out = OrderedDict() if destination is None else destination
         if destination is None:
-            setattr(out, "_metadata", OrderedDict())  # PyTorch's attribute on its OrderedDict
-        meta = getattr(out, "_metadata", None)
+            destination = OrderedDict()
+            setattr(destination, "_metadata", OrderedDict())  # PyTorch's attribute on its OrderedDict
+        local_metadata = {"version": type(self)._version}
+        meta = getattr(destination, "_metadata", None)
         if meta is not None:
-            for mname, m in self.named_modules(remove_duplicate=False):
-                meta[prefix + mname if mname else prefix[:-1]] = {"version": type(m)._version}
-        for name, t in self._named_state():
-            # A lazy layer's tensors before its first forward are listed as themselves, as in
-            # PyTorch (docs/lazy.md): they have no values yet.
-            if isinstance(t, _ExtraState):
-                out[prefix + name] = t.module.get_extra_state()
-                continue
-            out[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t.detach()
-        _sd.after_save(self, out, prefix)
-        return out
+            meta[prefix[:-1]] = local_metadata
+        _sd.before_save(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, child in self._modules.items():  # each child's own state_dict, as PyTorch's walk
+            if child is not None:
+                child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return _sd.after_save(self, destination, prefix, local_metadata)
+
+    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
+        """Puts this module's own parameters, persistent buffers and extra state in destination
+        (its children are not this method's); override it to save another form."""
+        skip = self.__dict__.get("_non_persistent", ())
+        for table in (self._parameters, self._buffers):
+            for name, t in table.items():
+                if name not in skip and t is not None:
+                    # A lazy layer's tensors before its first forward are listed as themselves, as in
+                    # PyTorch (docs/lazy.md): they have no values yet.
+                    destination[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:  # after the buffers, as PyTorch's
+            destination[prefix + "_extra_state"] = self.get_extra_state()
 
     def load_state_dict(self, state_dict: Dict[str, Union[Tensor, np.ndarray]], strict: bool = True, assign: bool = False):
         """Copies the entries (tensors, NumPy arrays, or anything np.asarray reads: CPU torch
@@ -825,54 +854,18 @@ class Module:
         module's new Parameters and buffers instead of copying into the existing ones. Load hooks
         (register_load_state_dict_pre_hook / _post_hook) run as PyTorch runs them
         (glassgrad/nn/state_dict_hooks.py)."""
-        from . import state_dict_hooks as _sd
         # the argument is named as PyTorch names it: scripts pass load_state_dict(state_dict=sd)
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.\n  fix: pass what "
                             f"model.state_dict() returned (or glassgrad.load(path) of it)")
-        metadata = getattr(state_dict, "_metadata", None)  # {module path: {"version": n}} from state_dict()
-        if _sd.has(self, _sd.LOAD_PRE):
-            state_dict = OrderedDict(state_dict)  # the hooks edit a copy, as PyTorch's
-            _sd.before_load(self, state_dict, strict, [], [], [])
-        post = _sd.has(self, _sd.LOAD_POST)
-        for mname, m in self.named_modules():
-            lazy = getattr(m, "_lazy_load", None)
-            if lazy is not None:  # an uninitialized lazy layer takes its sizes from the entries
-                lazy(f"{mname}." if mname else "", state_dict)
-        own = OrderedDict(self._named_state())
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        for mname, m in self.named_modules():
-            hook = getattr(m, "_load_missing", None)
-            if hook is not None:
-                version = None if metadata is None else metadata.get(mname, {}).get("version")
-                missing = hook(f"{mname}." if mname else "", missing, version)
-        if strict and (missing or unexpected) and not post:  # nothing loaded (post-hooks may clear the lists)
-            _refuse_names(self, missing, unexpected)
-        # All or nothing: every entry is checked and converted before any tensor is re-pointed.
-        pairs, extras = [], []
-        for name, t in own.items():
-            if name not in state_dict:
-                continue
-            if isinstance(t, _ExtraState):
-                extras.append((t.module, state_dict[name]))
-                continue
-            if _uninitialized(t) and _uninitialized(state_dict[name]):
-                continue  # a lazy layer's entry saved before its first forward: both stay uninitialized
-            arr = _checked_entry(name, state_dict[name], t)
-            pairs.append((t, _new_data(t, arr) if not assign else (name, arr, _entry_dtype(state_dict[name]))))
-        if assign:
-            _assign_entries(self, pairs)
-        else:
-            rebind_all(pairs)
-        for m, value in extras:
-            m.set_extra_state(value)
-        result = IncompatibleKeys(missing, unexpected)
-        if post:
-            _sd.after_load(self, result)
-            if strict and (result.missing_keys or result.unexpected_keys):
-                _refuse_names(self, result.missing_keys, result.unexpected_keys)
-        return result
+        return _sdl.load(self, state_dict, strict, assign)
+
+    def _load_from_state_dict(self, state_dict, prefix: str, local_metadata, strict: bool, missing_keys: list,
+                              unexpected_keys: list, error_msgs: list) -> None:
+        """Loads this module's own entries (`prefix + name`) from state_dict, after its load
+        pre-hooks, adding to PyTorch's missing_keys / unexpected_keys / error_msgs; override it to
+        read another checkpoint form (call super() for the rest). nn/state_dict_load.py."""
+        _sdl.load_own(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
 
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) before state_dict() gathers the entries."""
@@ -883,6 +876,19 @@ class Module:
         """hook(module, state_dict, prefix, local_metadata) after; it may edit the dict in place."""
         from . import state_dict_hooks as _sd
         return _sd.register(self, _sd.SAVE_POST, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """PyTorch's private form of register_state_dict_post_hook: the hook may return a dict,
+        which state_dict() goes on with instead."""
+        from . import state_dict_hooks as _sd
+        return _sd.register(self, _sd.SAVE_POST, hook, public=False)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
+        """PyTorch's private form of register_load_state_dict_pre_hook: hook(state_dict, prefix,
+        local_metadata, strict, missing_keys, unexpected_keys, error_msgs), with the module first
+        when with_module=True."""
+        from . import state_dict_hooks as _sd
+        return _sd.register(self, _sd.LOAD_PRE, hook if with_module else _sd.without_module(hook))
 
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,

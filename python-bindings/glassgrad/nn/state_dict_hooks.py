@@ -3,7 +3,8 @@ register_load_state_dict_pre_hook / register_load_state_dict_post_hook with PyTo
 
 - state_dict pre-hook(module, prefix, keep_vars) runs before the entries are gathered;
 - state_dict post-hook(module, state_dict, prefix, local_metadata) runs after, and may change the
-  dict in place (its return value must be None, as PyTorch's public hook's);
+  dict in place (its return value must be None, as PyTorch's public hook's; one registered by the
+  private _register_state_dict_hook may return the dict to use instead);
 - load pre-hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
   unexpected_keys, error_msgs) runs before the names are matched, on a copy of the caller's dict
   it may edit (rename old keys, ...);
@@ -11,7 +12,8 @@ register_load_state_dict_pre_hook / register_load_state_dict_post_hook with PyTo
   incompatible_keys.missing_keys / unexpected_keys in place; strict=True then raises on what is
   left, as PyTorch does.
 
-prefix is the module's path in the state_dict with a trailing dot ("" for the model itself)."""
+prefix is the module's path in the state_dict with a trailing dot ("" for the model itself).
+Each module runs its own hooks during the walk (Module.state_dict, nn/state_dict_load.py)."""
 from __future__ import annotations
 
 from typing import Callable
@@ -23,41 +25,58 @@ SAVE_PRE, SAVE_POST = "_state_dict_pre_hooks", "_state_dict_hooks"
 LOAD_PRE, LOAD_POST = "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks"
 
 
-def register(module, kind: str, hook: Callable) -> RemovableHandle:
-    return _fh.register(module, kind, hook, False)
+# Post-hooks registered through the public register_state_dict_post_hook (by handle id): they
+# must return None; the private _register_state_dict_hook's may return a dict to use instead.
+_PUBLIC = "_state_dict_hooks_public"
 
 
-def _each(root, kind: str, prefix: str = ""):
-    """(module, its prefix, hook) for every module of root's tree with hooks of `kind`."""
-    for name, m in root.named_modules(remove_duplicate=False):
-        for hook in list(m.__dict__.get(kind, {}).values()):
-            yield m, prefix + (f"{name}." if name else ""), hook
+def register(module, kind: str, hook: Callable, public: bool = True) -> RemovableHandle:
+    handle = _fh.register(module, kind, hook, False)
+    if kind == SAVE_POST and public:
+        _fh._table(module, _PUBLIC)[handle.id] = True
+    return handle
 
 
-def has(root, kind: str) -> bool:
-    return any(True for _ in _each(root, kind))
+def has_own(module, kind: str) -> bool:
+    return bool(module.__dict__.get(kind))
 
 
-def before_save(root, prefix: str, keep_vars: bool) -> None:
-    for m, p, hook in _each(root, SAVE_PRE, prefix):
-        hook(m, p, keep_vars)
+def before_save(module, prefix: str, keep_vars: bool) -> None:
+    for hook in list(module.__dict__.get(SAVE_PRE, {}).values()):
+        hook(module, prefix, keep_vars)
 
 
-def after_save(root, out, prefix: str) -> None:
-    for m, p, hook in _each(root, SAVE_POST, prefix):
-        if hook(m, out, p, {}) is not None:
+def after_save(module, out, prefix: str, local_metadata):
+    """The module's post-hooks in order; returns the dict to go on with."""
+    public = module.__dict__.get(_PUBLIC, {})
+    for i, hook in list(module.__dict__.get(SAVE_POST, {}).items()):
+        result = hook(module, out, prefix, local_metadata)
+        if result is None:
+            continue
+        if i in public:
             raise RuntimeError("state_dict post-hook must return None\n  fix: change the state_dict it is given "
                                "in place")
+        out = result
+    return out
 
 
-def before_load(root, state, strict: bool, missing: list, unexpected: list, errors: list) -> None:
-    for m, p, hook in _each(root, LOAD_PRE):
-        hook(m, state, p, {}, strict, missing, unexpected, errors)
+def before_load(module, state, prefix: str, local_metadata, strict: bool, missing: list, unexpected: list,
+                errors: list) -> None:
+    for hook in list(module.__dict__.get(LOAD_PRE, {}).values()):
+        hook(module, state, prefix, local_metadata, strict, missing, unexpected, errors)
 
 
-def after_load(root, result) -> None:
-    for m, _, hook in _each(root, LOAD_POST):
-        if hook(m, result) is not None:  # PyTorch asserts it
+def after_load(module, result) -> None:
+    for hook in list(module.__dict__.get(LOAD_POST, {}).values()):
+        if hook(module, result) is not None:  # PyTorch asserts it
             raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not expected to "
                                  "return new values\n  fix: edit incompatible_keys.missing_keys / unexpected_keys "
                                  "in place")
+
+
+def without_module(hook: Callable) -> Callable:
+    """A load pre-hook of the private _register_load_state_dict_pre_hook(with_module=False): called
+    as hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
+    def call(module, *args):
+        return hook(*args)
+    return call
