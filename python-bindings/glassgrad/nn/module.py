@@ -940,8 +940,11 @@ class Module:
         return self
 
     def type(self, dst_type) -> "Module":
-        """Module.type: every parameter and buffer cast to dst_type (a floating dtype here)."""
-        return self.astype(dst_type)
+        """Module.type: every parameter, buffer and gradient as Tensor.type(dst_type) makes it
+        (a dtype, torch.FloatTensor, torch.cuda.DoubleTensor or such a name; _module_type.py)."""
+        from ._module_type import type_all
+        type_all(self, dst_type)
+        return self
 
     def double(self) -> "Module":
         return self.astype("float64")
