@@ -238,6 +238,10 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
         meta.role = NodeRole::Backward;
         const ValueId total = accumulate(g, parts, meta);
         const ValueId replaced = hooks->apply(o, total);
+        if (replaced == kNoValue) {  // the hook made it undefined: it flows nowhere
+          parts.clear();
+          continue;
+        }
         const TensorInfo want = g.value(o).info;
         const TensorInfo got = g.value(replaced).info;
         if (want.shape != got.shape || want.dtype != got.dtype) {
@@ -283,6 +287,9 @@ void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector
     any_needed = any_needed || needs[i];
   }
   if (!any_needed) return;
+  // An undefined derivative (PyTorch's vector_norm at ord 0): the node passes no gradient on, so
+  // an input reached only through it gets none (a leaf keeps .grad None), not zeros.
+  if (node.attrs.has("undefined_gradient")) return;
   const OpSchema& s = *node.schema;
   // An op PyTorch defines no derivative for (floor division, heaviside) is recorded so that its
   // result requires grad as PyTorch's does; a gradient through it raises PyTorch's error.

@@ -446,8 +446,11 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
         if not x._h.requires_grad:
             return count
         # PyTorch's count is in the graph (grad_fn LinalgVectorNormBackward0, backward() runs) and
-        # gives x no gradient: where(True, count, sum(x)) has the count's values and a zero gradient
-        return _listed("Where", [constant(True, DTYPES["bool"], x.device), count, _sum(x, dims, keepdim)], node, input)
+        # its gradient is undefined: x gets none from it (.grad stays None, autograd.grad's entry
+        # is None). where(True, count, sum(x)) has the count's values; `undefined_gradient` makes
+        # the engine pass nothing on through it (docs/architecture.md, "Undefined gradients")
+        return _listed("Where", [constant(True, DTYPES["bool"], x.device), count, _sum(x, dims, keepdim)], node, input,
+                       undefined_gradient=True)
     if p == 1:
         return _listed("Sum", [absolute(x)], node, input, dims=dims, keepdim=builtins.bool(keepdim))
     if is_number(p) and float(p) > 0:
@@ -545,6 +548,15 @@ def _prod(x: Tensor, d: int) -> Tensor:
 
 
 @_autocast.op("dist")
+def distance_norm(d: Tensor, p, dim: int) -> Tensor:
+    """d's p-norm over dim as cdist's and pdist's: at p=0 PyTorch's CdistBackward0 and
+    PdistBackward0 give a zero gradient, where vector_norm's is undefined (norm above)."""
+    if p != 0 or not d._h.requires_grad:
+        return norm(d, p, dim)
+    count = norm(d.detach(), 0, dim)
+    return _op("Where", [constant(True, DTYPES["bool"], d.device), count, _sum(d, dim)])
+
+
 def dist(input: Tensor, other, p=2) -> Tensor:
     """The p-norm of input - other, broadcast (torch.dist)."""
     return _norm(sub(input, other), p, None, False, None, "DistBackward0")

@@ -1032,8 +1032,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode\n  cdist: compute_mode is one of "
                          f"{', '.join(_CDIST_MODES)}")
-    from ._reductions import norm
-    return named_node(norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1), "CdistBackward0", x1, x2)
+    from ._reductions import distance_norm
+    return named_node(distance_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1), "CdistBackward0", x1, x2)
 
 
 def is_complex(input: Tensor) -> bool:

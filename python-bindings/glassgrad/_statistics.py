@@ -143,7 +143,8 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
                                           f"{list(input.shape)} {input.dtype}\n  fix: input.float()")
     pairs = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     diff = input.index_select(0, pairs[0]) - input.index_select(0, pairs[1])
-    return diff.norm(p, dim=1) if diff.shape[0] else diff.sum(1)
+    from ._reductions import distance_norm
+    return distance_norm(diff, p, 1) if diff.shape[0] else diff.sum(1)
 
 
 __all__ = ["cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "pdist"]

@@ -1498,8 +1498,8 @@ class Tensor:
             if _node_hooks.INNER[0]:  # a node post hook's own gradient pass (_node_hooks)
                 return None
             out = hook(_wrap(grad_handle))
-            if out is None:
-                return None
+            if out is None or out is _C.undefined_gradient:  # the latter: autograd.Function's None
+                return out
             if not isinstance(out, Tensor):
                 raise TypeError(f"register_hook: the hook returned {type(out).__name__}; it must return a Tensor "
                                 f"or None\n  fix: return the new gradient (a glassgrad.Tensor), or nothing")

@@ -249,9 +249,17 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const py::str& op,
   const lazy::SharedAttrs a = attrs.is_none() ? none : shared_attrs_from_dict(py::dict(attrs));
   return lazy::record_handles(schema_named(op), inputs, a, meta_from_python(stacks, package_dir));
 }
+// The object a gradient hook returns to make the gradient undefined (lazy::undefined_gradient),
+// _C.undefined_gradient: made once, never freed (it outlives the interpreter's teardown).
+const py::object& undefined_gradient_marker() {
+  static const py::object* marker = new py::object(py::module_::import("builtins").attr("object")());
+  return *marker;
+}
+
 }  // namespace
 
 void bind_lazy(py::module_& m) {
+  m.attr("undefined_gradient") = undefined_gradient_marker();
   using lazy::Handle;
   py::class_<Handle>(m, "Lazy", "A pin on a lazily computed value (what glassgrad.Tensor holds).")
       .def_property_readonly("shape", [](const Handle& h) { return py::tuple(py::cast(h.value()->info.shape)); })
@@ -331,10 +339,12 @@ void bind_lazy(py::module_& m) {
              });
              return lazy::add_grad_hook(h.value(), [f](const lazy::ValuePtr& grad) -> lazy::ValuePtr {
                py::object out = (*f)(wrap(grad));
+               if (out.is(undefined_gradient_marker())) return lazy::undefined_gradient();
                return out.is_none() ? nullptr : out.cast<Handle*>()->value();
              });
            },
-           "Adds a gradient hook: fn(gradient handle) -> a handle replacing it, or None. Returns its key.")
+           "Adds a gradient hook: fn(gradient handle) -> a handle replacing it, None to keep it, or "
+           "_C.undefined_gradient to make it undefined. Returns its key.")
       .def("remove_grad_hook", [](Handle& h, uint64_t key) { lazy::remove_grad_hook(h.value(), key); })
       .def_property("retains_grad", [](const Handle& h) { return h.value()->retains_grad; },
                     [](Handle& h, bool on) { h.value()->retains_grad = on; })

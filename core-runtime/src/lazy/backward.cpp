@@ -425,6 +425,7 @@ ValuePtr run_hooks(const TraceValue& v, ValuePtr g, bool differentiable = false)
     }
     set_grad_enabled(was);
     if (!out) continue;
+    if (out == undefined_gradient()) return out;  // no later hook sees an undefined gradient
     if (out->info.shape != v.info.shape || out->info.dtype != v.info.dtype || out->info.device != v.info.device) {
       throw ShapeError(ErrorMessage("hook has changed the size or type of value: the gradient of a tensor " +
                                     v.info.str() + " was replaced by " + out->info.str())
@@ -447,6 +448,11 @@ void accumulate_grad(const ValuePtr& v, ValuePtr g) {
 }
 
 }  // namespace
+
+const ValuePtr& undefined_gradient() {
+  static const ValuePtr* marker = new ValuePtr(std::make_shared<TraceValue>());  // lives to exit
+  return *marker;
+}
 
 uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook) {
   static uint64_t next_key = 0;
@@ -499,6 +505,7 @@ GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& importe
     const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
     const ValuePtr g = value_of(ex, grad);
     const ValuePtr out = run_hooks(*v, g, ex.differentiable_imports);
+    if (out == undefined_gradient()) return kNoValue;
     if (retain && v->retains_grad) accumulate_grad(v, out);
     return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
   };
@@ -555,7 +562,7 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[static_cast<size_t>(slot[i])]));
     // A computed input's hooks ran in the walk; a leaf's run on its gradient here, as backward's.
     if (inputs[i]->is_leaf() && !inputs[i]->grad_hooks.empty()) g = run_hooks(*inputs[i], g, create_graph);
-    out[i] = std::move(g);
+    if (g != undefined_gradient()) out[i] = std::move(g);
   }
   if (!retain_graph) release_graph(ex, saving);
   return out;
@@ -655,6 +662,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     const ValuePtr leaf = newest_version(ex.by_id.at(static_cast<size_t>(wrt[i])));
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
     if (!leaf->grad_hooks.empty()) g = run_hooks(*leaf, g);  // before accumulating, as PyTorch's leaf hooks
+    if (g == undefined_gradient()) continue;
     if (!leaf->grad && stored.count(g.get())) g = record_untracked("Contiguous", {g}, leaf->name);
     if (sync && synced[i]) {  // a synced gradient already holds the old one
       if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";

@@ -8,7 +8,10 @@ is static and its gradients are graph nodes, so a Function joins it through grad
 
 backward() reaches `out` first: its hook keeps d(loss)/d(out). It then reaches each proxy p
 (after every output, since p feeds them all): p's hook calls the user's backward(ctx, *grads)
-once and returns the gradient for its input, which flows on to x as the gradient of x*1.
+once and returns the gradient for its input, which flows on to x as the gradient of x*1; for
+None it returns _C.undefined_gradient: nothing flows on, and x gets no gradient from this
+Function (a leaf reached only through it keeps .grad None, as PyTorch's; docs/architecture.md,
+"Undefined gradients").
 Forward runs under no_grad, as PyTorch's does; in a compiled step backward() runs when the
 step is traced and its ops replay with it."""
 from __future__ import annotations
@@ -18,6 +21,7 @@ import warnings
 import weakref
 from typing import Any, Optional
 
+from .. import _C
 from .._runtime import is_grad_enabled, no_grad
 from .._tensor import Tensor
 
@@ -319,7 +323,7 @@ def _input_grad(cls, ctx, state, outs, differentiable, args, i, x, n_proxies):
         if state["left"] == 0:
             state["result"] = None
         if g is None:
-            return None
+            return _C.undefined_gradient
         if not isinstance(g, Tensor):
             raise TypeError(f"function {cls.__name__}Backward returned {type(g).__name__} as gradient {i}; "
                             "expected a Tensor or None")

@@ -7,6 +7,12 @@
 // value reached along several paths are summed with Add nodes; a rule is only asked for the
 // inputs that need a gradient (needs_grad), so e.g. the image fed to the first conv never gets
 // a Conv2DBackwardInput node.
+//
+// Undefined gradients (PyTorch's None, distinct from zeros) are the absence of a contribution:
+// a value none reaches has gradient kNoValue, a rule's grad_output is kNoValue there, and a wrt
+// value's result is kNoValue. Three things leave a gradient undefined without zeros being made:
+// a rule that sets no gradient for an input, a node with the attribute `undefined_gradient`
+// (no rule runs; its inputs get nothing from it), and a hook that returns kNoValue.
 #pragma once
 #include <functional>
 #include <string>
@@ -66,7 +72,9 @@ struct GradientReduction;
 // Gradient hooks (Tensor.register_hook, retain_grad): for each value of `values` computed by a
 // node, `apply(value, grad)` is called once the value's gradient is complete (every path from
 // the loss has added to it) and before it flows on to the value's producer; the gradient
-// `apply` returns (grad itself, or a new value of the same shape and dtype) is what flows on.
+// `apply` returns (grad itself, or a new value of the same shape and dtype) is what flows on,
+// and kNoValue makes it undefined (an autograd.Function's backward returning None): nothing
+// flows on from the value.
 struct GradientHooks {
   std::vector<ValueId> values;
   std::function<ValueId(ValueId value, ValueId grad)> apply;

@@ -386,6 +386,10 @@ void set_requires_grad(const ValuePtr& v, bool on);
 
 // Tensor.register_hook: adds a hook to v (TraceValue::grad_hooks); returns its key for remove_grad_hook.
 uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook);
+// What a gradient hook returns to make the gradient undefined (PyTorch's None: an
+// autograd.Function's backward returning None for an input): nothing flows on from the value,
+// and a leaf reached only through it keeps no .grad. A marker only: never read or computed.
+const ValuePtr& undefined_gradient();
 void remove_grad_hook(const ValuePtr& v, uint64_t key);
 // Moves leaf `from`'s gradient (and the storage its handles share) and its gradient hooks to leaf
 // `to`, which becomes the newest version of from's leaf (TraceValue::versions).
