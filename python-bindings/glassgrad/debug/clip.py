@@ -126,7 +126,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
 def _total_norm(grads, norm_type: float, dtype) -> Tensor:
     """The norm_type-norm of all gradients together, in dtype, as graph nodes of the step:
     sqrt(sum g^2) for 2, max |g| for inf, min |g| for -inf, (sum |g|^p)^(1/p) otherwise (0: the count
-    of nonzeros; a negative p: 0 when any element is 0, as PyTorch's)."""
+    of tensors holding a nonzero, as PyTorch's norm of the per-tensor norms; a negative p: 0 when any element is 0, as PyTorch's)."""
     def widened(t: Tensor) -> Tensor:
         return t if t.dtype == dtype else _node("Cast", [t], {"dtype": dtype})
 
@@ -140,9 +140,10 @@ def _total_norm(grads, norm_type: float, dtype) -> Tensor:
     elif math.isinf(norm_type):
         parts = [widened(_node("Max", [_node("Abs", [g])], {"dims": [], "keepdim": False})) for g in grads]
         combine = "Maximum"
-    elif norm_type == 0.0:
-        parts = [summed(_node("Cast", [_node("NotEqual", [g, _scalar_like(0.0, g)])], {"dtype": g.dtype}))
-                 for g in grads]
+    elif norm_type == 0.0:  # PyTorch's 0-norm of the per-tensor 0-norms: how many tensors hold a nonzero
+        counts = [summed(_node("Cast", [_node("NotEqual", [g, _scalar_like(0.0, g)])], {"dtype": g.dtype}))
+                  for g in grads]
+        parts = [_node("Cast", [_node("NotEqual", [c, _scalar_like(0.0, c)])], {"dtype": c.dtype}) for c in counts]
         combine = "Add"
     elif norm_type == 2.0:
         parts = [summed(_node("Mul", [g, g])) for g in grads]

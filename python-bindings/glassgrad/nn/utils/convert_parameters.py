@@ -26,14 +26,15 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
 
 def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     """Writes consecutive slices of vec into the parameters (each keeps its identity, so an
-    optimizer built over them sees the new values); vec must hold exactly their elements."""
+    optimizer built over them sees the new values); vec must hold at least their elements (a
+    longer one's tail is not read, as PyTorch's)."""
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected glassgrad.Tensor, but got: {type(vec).__name__}\n"
                         f"  fix: vector_to_parameters(parameters_to_vector(model.parameters()), model.parameters())")
     params = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     _same_device(params)
     total = sum(p.numel() for p in params)
-    if vec.ndim != 1 or vec.numel() != total:
+    if vec.ndim != 1 or vec.numel() < total:  # PyTorch's slices leave a longer vector's tail unread
         raise _C.ShapeError(f"vector_to_parameters: vec has shape {list(vec.shape)}, the parameters hold {total} "
                             f"elements\n  fix: a 1-d vector of {total} elements, e.g. from parameters_to_vector")
     pointer = 0

@@ -23,7 +23,8 @@ def _eval_only(layer: Module, bn: Module, what: str) -> None:
         raise AssertionError(f"Fusion only for eval! ({what}: {type(layer).__name__} training={layer.training}, "
                              f"{type(bn).__name__} training={bn.training})\n  fix: call model.eval() first")
     if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError(f"{what}: {type(bn).__name__} has no running statistics (track_running_stats=False)")
+        raise AssertionError(f"bn.running_mean and bn.running_var must not be None ({what}: {type(bn).__name__} "
+                             f"has no running statistics)\n  fix: build it with track_running_stats=True")
 
 
 def fuse_conv_bn_eval(conv: Module, bn: Module, transpose: bool = False) -> Module:
@@ -56,8 +57,8 @@ def fuse_linear_bn_eval(linear: Module, bn: Module) -> Module:
     folded into its weight and bias."""
     _eval_only(linear, bn, "fuse_linear_bn_eval")
     if not (linear.out_features == bn.num_features or bn.num_features == 1):
-        raise AssertionError(f"To fuse, linear.out_features == bn.num_features or bn.num_features == 1 (got "
-                             f"{linear.out_features} and {bn.num_features})")
+        raise AssertionError(f"To fuse, linear.out_features == bn.num_features or bn.num_features == 1, got "
+                             f"linear.out_features={linear.out_features} and bn.num_features={bn.num_features}")
     fused = copy.deepcopy(linear)
     fused.weight, fused.bias = fuse_linear_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
                                                       bn.eps, bn.weight, bn.bias)

@@ -1,0 +1,34 @@
+"""nn.utils as PyTorch 2.x documents and runs them: the total norm of clip_grad_norm_ /
+get_total_norm is the norm of the per-tensor norms (norm_type=0 counts the tensors holding a
+nonzero), vector_to_parameters reads a longer vector's head, and the fusion helpers' assertion
+texts."""
+import numpy as np
+import pytest
+
+import glassgrad.torch as torch
+from glassgrad.torch import nn
+
+
+def test_zero_norm_counts_the_tensors_holding_a_nonzero():
+    grads = [torch.tensor([0.0, 2.0, 3.0]), torch.zeros(4), torch.tensor([[1.0, 0.0]])]
+    assert nn.utils.get_total_norm(grads, norm_type=0).item() == 2.0
+    params = [nn.Parameter(torch.zeros(g.shape)) for g in grads]
+    for p, g in zip(params, grads):
+        p.grad = g.clone()
+    assert nn.utils.clip_grad_norm_(params, 1.0, norm_type=0).item() == 2.0
+    np.testing.assert_allclose(params[0].grad.numpy(), np.array([0.0, 2.0, 3.0]) * (1.0 / (2.0 + 1e-6)), rtol=1e-6)
+
+
+def test_vector_to_parameters_reads_the_head_of_a_longer_vector():
+    a, b = nn.Parameter(torch.zeros(2)), nn.Parameter(torch.zeros(1, 2))
+    nn.utils.vector_to_parameters(torch.arange(6.0), [a, b])
+    assert a.tolist() == [0.0, 1.0] and b.tolist() == [[2.0, 3.0]]
+    with pytest.raises(RuntimeError, match="the parameters hold 4 elements"):
+        nn.utils.vector_to_parameters(torch.arange(3.0), [a, b])
+
+
+def test_fusion_assertions_say_what_pytorch_says():
+    with pytest.raises(AssertionError, match="bn.running_mean and bn.running_var must not be None"):
+        nn.utils.fuse_conv_bn_eval(nn.Conv2d(2, 3, 1).eval(), nn.BatchNorm2d(3, track_running_stats=False).eval())
+    with pytest.raises(AssertionError, match="got linear.out_features=4 and bn.num_features=3"):
+        nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(3).eval())
