@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from .. import _C
 from ..utils.data._utils.pin_memory import new_tensor
 from ._draw import draw_bounding_boxes, draw_keypoints, draw_segmentation_masks, flow_to_image
 from .transforms import _image as I
@@ -20,10 +21,26 @@ def _batch_array(tensor) -> np.ndarray:
         for t in tensor:
             if not I.is_tensor_like(t):
                 raise TypeError(f"tensor or list of tensors expected, got a list containing {type(t)}")
-        return np.stack([I.chw_array(t) for t in tensor])
+        arrays = [I.chw_array(t) for t in tensor]
+        for i, a in enumerate(arrays):
+            if a.shape != arrays[0].shape:
+                raise _C.ShapeError(f"make_grid: stack expects each tensor to be equal size, but got "
+                                    f"{list(arrays[0].shape)} at entry 0 and {list(a.shape)} at entry {i}\n"
+                                    f"  fix: resize the images to one size first (transforms.Resize((h, w)))")
+        return np.stack(arrays)
     if not I.is_tensor_like(tensor):
         raise TypeError(f"tensor or list of tensors expected, got {type(tensor)}")
     return I.chw_array(tensor)
+
+
+def _require_floating(a: np.ndarray, what: str) -> None:
+    """torchvision rescales in place (normalize: clamp_, sub_, div_; save_image: mul(255).add_(0.5)),
+    which PyTorch refuses for integer images: "result type Float can't be cast to the desired
+    output type" (a RuntimeError)."""
+    if a.dtype.kind != "f":
+        raise _C.DTypeError(f"{what}: result type Float can't be cast to the desired output type {a.dtype} (the "
+                            f"images are rescaled in place, and they are {a.dtype})\n  fix: pass floating images "
+                            f"in [0, 1], e.g. images.float() / 255")
 
 
 def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
@@ -41,7 +58,8 @@ def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
     if a.ndim == 4 and a.shape[1] == 1:
         a = np.concatenate([a, a, a], 1)
     if normalize is True:
-        a = a.astype(np.float32) if a.dtype.kind != "f" else a.copy()
+        _require_floating(a, "make_grid(normalize=True)")
+        a = a.copy()
         if value_range is not None and not isinstance(value_range, tuple):
             raise TypeError("value_range has to be a tuple (min, max) if specified. min and max are numbers")
 
@@ -81,5 +99,6 @@ def save_image(tensor, fp, format: Optional[str] = None, **kwargs) -> None:  # t
     """Saves make_grid(tensor, **kwargs) as an 8-bit image (values in [0, 1] scaled by 255 and
     rounded), PNG unless the name or `format` says otherwise."""
     grid = I.chw_array(make_grid(tensor, **kwargs))
+    _require_floating(grid, "save_image")
     ndarr = np.clip(grid * 255 + 0.5, 0, 255).transpose(1, 2, 0).astype(np.uint8)
     I.require_pil().fromarray(ndarr).save(fp, format=format)

@@ -12,7 +12,7 @@ from ..._tensor import Tensor
 from . import _image as I
 from ._geometric import sample_grid
 from ._geometry_log import geometric
-from ._photometric import gaussian_blur
+from ._photometric import blur
 from .functional import InterpolationMode, interpolation_mode, pil_to_tensor, to_pil_image
 
 __all__ = ["elastic", "elastic_displacement", "elastic_transform"]
@@ -60,6 +60,6 @@ def elastic_displacement(alpha: List[float], sigma: List[float], size: List[int]
         if sigma[i] > 0.0:
             k = int(8 * sigma[i] + 1)
             k += 1 if k % 2 == 0 else 0
-            d = gaussian_blur(d, [k, k], list(sigma))
+            d = blur(d, [k, k], list(sigma), within_image=False)
         axes.append(d * alpha[i] / extent)
     return gg.cat(axes, 1).permute(0, 2, 3, 1)

@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from ... import _C
 from ..._dtypes import plain
 from . import _image as I
 
@@ -167,7 +168,15 @@ def _gaussian_kernel1d(size: int, sigma: float, dt: np.dtype) -> np.ndarray:
 
 def gaussian_blur(img, kernel_size: List[int], sigma: Optional[List[float]] = None):
     """Blurs with a Gaussian of kernel_size (odd, [kx, ky] or an int) and sigma ([sx, sy] or a
-    number; default 0.3 * ((k - 1) * 0.5 - 1) + 0.8), the borders reflected."""
+    number; default 0.3 * ((k - 1) * 0.5 - 1) + 0.8), the borders reflected. A kernel whose half
+    reaches the image's height or width is refused, as torchvision's reflection padding does."""
+    return blur(img, kernel_size, sigma, within_image=True)
+
+
+def blur(img, kernel_size: List[int], sigma: Optional[List[float]], within_image: bool):
+    """gaussian_blur; within_image=False reflects past the edges again where the kernel is larger
+    than the image (ElasticTransform's displacement field of a small image, which glassgrad
+    blurs where torchvision raises)."""
     if not isinstance(kernel_size, (int, list, tuple)):
         raise TypeError(f"kernel_size should be int or a sequence of integers. Got {type(kernel_size)}")
     if isinstance(kernel_size, int):
@@ -202,6 +211,13 @@ def gaussian_blur(img, kernel_size: List[int], sigma: Optional[List[float]] = No
     dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float32)
     kernel = np.outer(_gaussian_kernel1d(kernel_size[1], sigma[1], dt), _gaussian_kernel1d(kernel_size[0], sigma[0], dt))
     px, py = kernel_size[0] // 2, kernel_size[1] // 2
+    if within_image and (py >= a.shape[-2] or px >= a.shape[-1]):
+        # torchvision pads by reflection with F.pad, which refuses pads of a whole side or more
+        # (NumPy's reflect would fold the image over again).
+        raise _C.ShapeError(f"gaussian_blur: Padding size should be less than the corresponding input dimension, "
+                            f"but got: padding ({px}, {px}) and ({py}, {py}) for an image of {a.shape[-2]}x"
+                            f"{a.shape[-1]} (kernel_size {list(kernel_size)})\n  fix: a kernel_size below twice the "
+                            f"image's height and width, or a larger image")
     padded = np.pad(a.astype(dt), [(0, 0)] * (a.ndim - 2) + [(py, py), (px, px)], mode="reflect")
     out = _cast_back(_conv_planes(padded, kernel), a.dtype)
     if pil:

@@ -196,6 +196,7 @@ def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool
     inplace=True, which writes the result into `tensor` and returns it, as torchvision's."""
     if not I.is_tensor_like(tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
+    I.dimensions(tensor)  # torchvision's first check: fewer than 2 dims is "not a torch image" (TypeError)
     if isinstance(tensor, Tensor) and (tensor.requires_grad or inplace):
         return _normalize_differentiable(tensor, mean, std, inplace)
     arr = I.chw_array(tensor)

@@ -12,6 +12,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 
 from ... import _random
+from ...nn.module import Module
 from . import _image as I
 from . import functional as F
 from ._image import Chw
@@ -43,9 +44,10 @@ def _setup_size(size, error_msg: str):
     return size
 
 
-class _Transform:
+class _ImageCall:
     """A transform: forward(img) does the work; calling it is forward. Internally (inside a
-    Compose) a tensor image may be a Chw; _chw_aware says the transform accepts one."""
+    Compose) a tensor image may be a Chw; _chw_aware says the transform accepts one. ToTensor,
+    PILToTensor and ToPILImage are this alone (plain classes in torchvision too)."""
 
     _chw_aware = True
 
@@ -59,6 +61,19 @@ class _Transform:
         raise NotImplementedError
 
 
+class _Transform(_ImageCall, Module):
+    """A transform that is an nn.Module, as torchvision's are (all but Compose, ToTensor,
+    PILToTensor, ToPILImage, Lambda, RandomChoice and RandomOrder): nn.Sequential(CenterCrop(10),
+    Normalize(...)) and RandomApply(nn.ModuleList([...])) are torchvision's documented forms.
+    Module.__init__ runs in __new__, so subclasses need not call it; calling one is
+    _ImageCall.__call__ (no module hooks)."""
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        Module.__init__(self)
+        return self
+
+
 class Compose:
     """Applies the transforms in order. Between glassgrad's own transforms a tensor image stays
     an array and becomes a tensor once (see _image.py)."""
@@ -69,7 +84,7 @@ class Compose:
     def __call__(self, img):
         for t in self.transforms:
             if getattr(t, "_chw_aware", False):
-                img = t.forward(img) if isinstance(t, _Transform) else t(img)
+                img = t.forward(img) if isinstance(t, _ImageCall) else t(img)
             else:
                 if isinstance(img, Chw):
                     img = img.tensor()
@@ -81,7 +96,7 @@ class Compose:
         return "\n".join(lines)
 
 
-class ToTensor(_Transform):
+class ToTensor(_ImageCall):
     """A PIL image or NumPy array (H, W[, C]) as a float32 tensor (C, H, W) in [0, 1] (uint8
     images are divided by 255; other dtypes keep their values)."""
 
@@ -92,7 +107,7 @@ class ToTensor(_Transform):
         return f"{self.__class__.__name__}()"
 
 
-class PILToTensor(_Transform):
+class PILToTensor(_ImageCall):
     """A PIL image as a tensor (C, H, W) of its dtype, unscaled."""
 
     def forward(self, pic):
@@ -102,7 +117,7 @@ class PILToTensor(_Transform):
         return f"{self.__class__.__name__}()"
 
 
-class ToPILImage(_Transform):
+class ToPILImage(_ImageCall):
     """A tensor (C, H, W) or NumPy array (H, W[, C]) as a PIL image (see functional.to_pil_image)."""
 
     def __init__(self, mode: Optional[str] = None):
@@ -204,13 +219,16 @@ class Lambda:
         return f"{self.__class__.__name__}()"
 
 
-class RandomApply:
-    """Applies the transforms (in order) with probability p."""
+class RandomApply(_Transform):
+    """Applies the transforms (in order) with probability p. `transforms` is a sequence or an
+    nn.ModuleList (torchvision's form for scripting)."""
+
+    _chw_aware = False  # the transforms it holds may be any callables: they get what Compose would pass
 
     def __init__(self, transforms, p: float = 0.5):
         self.transforms, self.p = transforms, p
 
-    def __call__(self, img):
+    def forward(self, img):
         if self.p < _rng().random():
             return img
         for t in self.transforms:
