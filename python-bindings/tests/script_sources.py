@@ -86,6 +86,8 @@ REPOSITORIES = {
     "a-PyTorch-Tutorial-to-Sequence-Labeling": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Sequence-Labeling",
     "fastai-course-v3": "github.com/fastai/course-v3",
     "pytorch-cifar100": "github.com/weiaicunzai/pytorch-cifar100",
+    "mantasu-cs231n": "github.com/mantasu/cs231n",
+    "Made-With-ML": "github.com/GokuMohandas/Made-With-ML",
 }
 
 
