@@ -258,20 +258,30 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
 
 
 def unravel_index(indices, shape) -> Tuple[Tensor, ...]:
-    """torch.unravel_index: flat indices into a tensor of shape, as a tuple of coordinate tensors
-    (negative indices count from the end)."""
+    """torch.unravel_index: flat indices into a tensor of shape, as a tuple of int64 coordinate
+    tensors of the indices' shape. Coordinate k is floor(index / stride_k) mod shape[k] (floored,
+    as PyTorch's formula), so a negative index in [-prod(shape), 0) counts from the end; PyTorch
+    documents other indices as invalid and the formula wraps them, as its does."""
     dims = [shape] if isinstance(shape, int) else list(shape)
+    if not all(isinstance(n, int) for n in dims):
+        bad = next(n for n in dims if not isinstance(n, int))
+        raise _args.InvalidArgumentTypeError(f"expected 'shape' sequence to only contain ints, but got {type(bad)}\n"
+                                             f"  unravel_index: shape {shape!r}\n  fix: a tuple of ints")
+    if any(n < 0 for n in dims):
+        raise _C.InvalidArgumentError(f"'shape' cannot have negative values, but got {tuple(dims)}\n"
+                                      f"  unravel_index: fix: sizes >= 0")
     flat = indices if isinstance(indices, Tensor) else tensor(indices)
     if flat.dtype not in ("int64", "int32", "int16", "int8", "uint8"):
         raise _C.DTypeError(f"unravel_index: expected 'indices' to be integer dtype, but got {flat.dtype}\n"
                             f"  fix: indices.long()")
-    volume = math.prod(dims)
     values: np.ndarray = flat.numpy(force=True).astype(np.int64)
-    if values.size and (values.min() < -volume or values.max() >= volume):
-        raise _C.GlassgradIndexError(f"unravel_index: index out of bounds for shape {tuple(dims)} "
-                                     f"(indices must lie in [{-volume}, {volume - 1}])")
-    coords = np.unravel_index(np.where(values < 0, values + volume, values), dims)
-    return tuple(tensor(np.asarray(c, dtype=np.int64), device=flat.device) for c in coords)
+    if 0 in dims and values.size:
+        raise _C.InvalidArgumentError(f"'shape' cannot have zero dimensions when 'indices' is non-empty, but got "
+                                      f"{tuple(dims)}\n  unravel_index: fix: no index fits an empty shape")
+    strides = [math.prod(dims[k + 1:]) for k in range(len(dims))]
+    with np.errstate(divide="ignore"):  # a 0 size (empty indices only) divides nothing
+        coords = [np.floor_divide(values, st) % n if n else values[:0] for st, n in zip(strides, dims)]
+    return tuple(tensor(np.asarray(c, dtype=np.int64).reshape(values.shape), device=flat.device) for c in coords)
 
 
 __all__ = ["permute", "transpose", "column_stack", "dstack", "block_diag", "cartesian_prod", "combinations",

@@ -30,6 +30,8 @@ def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
                   UserWarning, stacklevel=_trace.user_stacklevel())
     if isinstance(dim, bool):  # nuclear_norm(x, True): the keepdim overload
         dim, keepdim = None, dim
+    if isinstance(dim, int):  # ATen's int[2] dim: PyTorch's parser repeats one int, (d, d)
+        dim = (dim, dim)
     return matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else tuple(dim), keepdim=keepdim)
 
 
@@ -50,6 +52,10 @@ def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
         raise _C.GlassgradIndexError("norm_except_dim: Dimension specified as 0 but tensor has no dimensions: v is "
                                      "0-d, as PyTorch\n  fix: v.reshape(1), or dim=-1 for the norm of all of v")
     others = tuple(d for d in range(v.ndim) if d != dim % max(v.ndim, 1))
+    if v.shape[dim] == 0:  # PyTorch views v as [v.size(dim), -1], which 0 elements leave ambiguous
+        raise _C.ShapeError(f"cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified "
+                            f"dimension size -1 can be any value and is ambiguous\n  norm_except_dim: v "
+                            f"{list(v.shape)}, dim {dim}\n  fix: a v with elements along dim")
     return vector_norm(v, pow, dim=others, keepdim=True)
 
 

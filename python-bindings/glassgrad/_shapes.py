@@ -193,7 +193,15 @@ def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, secti
     d = _axis(dim, input, "tensor_split")
     n = input.shape[d]
     if isinstance(indices_or_sections, Tensor):  # a 0-d count of sections or a 1-d list of indices
-        indices_or_sections = indices_or_sections.tolist()
+        t = indices_or_sections
+        if plain(t.dtype) != "int64":  # PyTorch's RuntimeErrors: the dtype checked first, then the dims
+            from ._inplace import _type_name
+            raise _C.DTypeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                                f"{_type_name(t.dtype)}\n  fix: x.tensor_split(t.long())")
+        if t.ndim > 1:
+            raise _C.ShapeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                                f"one-dimensional tensor, but got a tensor with {t.ndim} dims\n  fix: t.reshape(-1)")
+        indices_or_sections = t.tolist()
     if not isinstance(indices_or_sections, (numbers.Integral, np.integer, list, tuple)):
         _args.fail("tensor_split", "indices_or_sections", "an int (sections) or a sequence of ints (indices)",
                    indices_or_sections, "x.tensor_split(3) or x.tensor_split([1, 4])", type_error=True)
@@ -278,30 +286,70 @@ def tile(input: Tensor, dims) -> Tensor:
     return repeat(input, [1] * (input.ndim - len(dims)) + dims)
 
 
+def _repeat_count_dtype(counts: Tensor) -> None:
+    """PyTorch's NotImplementedError for repeat counts of a floating or bool dtype (its kernel's
+    dispatch, checked before the counts' shape)."""
+    if counts.dtype.is_floating_point or counts.dtype.is_complex or plain(counts.dtype) == "bool":
+        from ._inplace import _type_name
+        raise _args.UnsupportedDTypeError(f"\"repeat_interleave_cpu\" not implemented for '{_type_name(counts.dtype)}'"
+                                          f"\n  repeat_interleave: repeats must be integers\n  fix: repeats.long()")
+
+
+def _repeat_counts(counts: Tensor) -> np.ndarray:
+    """A tensor of repeat counts as int64 host values, refused as PyTorch's kernel refuses it: a
+    floating or bool dtype is its NotImplementedError, a negative count its RuntimeError."""
+    _repeat_count_dtype(counts)
+    values = np.asarray(counts.numpy(force=True), dtype=np.int64).reshape(-1)
+    if (values < 0).any():
+        raise _C.InvalidArgumentError(f"repeats can not be negative\n  repeat_interleave: got {values.tolist()}\n"
+                                      f"  fix: counts >= 0")
+    return values
+
+
 def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Each element repeated `repeats` times along dim (flattened for None) (torch.repeat_interleave);
-    repeats an int or a tensor of counts per element (which reads the counts). With input alone,
-    a 1-d tensor of counts: i repeated input[i] times (int64)."""
+    repeats an int or a 0-d or 1-d integer tensor of counts per element (one count for all when it
+    holds one; it reads the counts). With input alone, a 1-d integer tensor of counts: i repeated
+    input[i] times, in the counts' dtype."""
     if repeats is None:
-        if not isinstance(input, Tensor) or input.ndim != 1 or input.dtype.is_floating_point:
+        if not isinstance(input, Tensor):
             _args.fail("repeat_interleave", "repeats", "a 1-d integer tensor of counts", input,
                        "torch.repeat_interleave(torch.tensor([2, 1]))", type_error=True)
-        counts = input.reshape(-1)
-        return repeat_interleave(tensor(np.arange(counts.shape[0]), device=counts.device), counts)
+        _repeat_count_dtype(input)
+        if input.ndim != 1:
+            raise _C.ShapeError(f"repeat_interleave only accept 1D vector as repeat\n  repeat_interleave: got shape "
+                                f"{list(input.shape)}\n  fix: torch.repeat_interleave(counts.reshape(-1))")
+        counts = _repeat_counts(input)
+        return tensor(np.repeat(np.arange(counts.shape[0]), counts), dtype=input.dtype, device=input.device)
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _axis(dim, input, "repeat_interleave")
-    if isinstance(repeats, Tensor) and repeats.numel() == 1:
-        repeats = int(repeats.item())
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise _C.ShapeError(f"repeats must be 0-dim or 1-dim tensor\n  repeat_interleave: got shape "
+                                f"{list(repeats.shape)}\n  fix: repeats.reshape(-1)")
+        if repeats.numel() != 1 and repeats.shape[0] != x.shape[d]:
+            raise _C.ShapeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                                f"{repeats.shape[0]} and input.size({d}) = {x.shape[d]}\n  repeat_interleave: "
+                                f"fix: one count per element of dim {d}, or one count for all")
+        counts = _repeat_counts(repeats)
+        if counts.shape[0] == 1:
+            repeats = int(counts[0])
     if isinstance(repeats, (numbers.Integral, np.integer)):
         r = int(repeats)
+        if r < 0:
+            raise _C.InvalidArgumentError(f"Repeats must be non-negative\n  repeat_interleave: got {r}\n  fix: repeats >= 0")
         shape = list(x.shape)
         inter = shape[:d + 1] + [1] + shape[d + 1:]
         stretched = shape[:d + 1] + [r] + shape[d + 1:]
         return x.reshape(inter).expand(stretched).reshape(shape[:d] + [shape[d] * r] + shape[d + 1:])
-    counts = np.asarray(repeats.numpy(force=True) if isinstance(repeats, Tensor) else repeats, dtype=np.int64).reshape(-1)
-    if counts.shape[0] != x.shape[d] or (counts < 0).any():
-        raise _C.ShapeError(f"repeat_interleave: repeats must hold one count >= 0 per element of dim {d} "
-                            f"({x.shape[d]}), got {counts.tolist()}")
+    if not isinstance(repeats, Tensor):
+        if isinstance(repeats, (numbers.Number, bool)):  # a float: PyTorch's parser's TypeError
+            _args.fail("repeat_interleave", "repeats", "an int or a tensor of counts", repeats,
+                       "repeat_interleave(x, 2)", type_error=True)
+        counts = np.asarray(repeats, dtype=np.int64).reshape(-1)
+        if counts.shape[0] != x.shape[d] or (counts < 0).any():
+            raise _C.ShapeError(f"repeat_interleave: repeats must hold one count >= 0 per element of dim {d} "
+                                f"({x.shape[d]}), got {counts.tolist()}")
     pieces = [_take(x, d, i, i + 1) for i in range(x.shape[d]) for _ in range(int(counts[i]))]
     if not pieces:
         shape = list(x.shape)

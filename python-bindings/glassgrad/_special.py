@@ -99,13 +99,14 @@ def erfc(input: Tensor, *, out=None) -> Tensor:
 
 def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     """The multivariate log-gamma of dimension p (torch.mvlgamma): p(p-1)/4 log(pi) +
-    sum_{i<p} lgamma(x - i/2); every element must exceed (p - 1)/2."""
+    sum_{i<p} lgamma(x - i/2). It is the log of the multivariate gamma function where every element
+    exceeds (p - 1)/2; elsewhere the same sum of lgamma's, unchecked (inf at the poles), as
+    PyTorch 2's (its former 'All elements must be greater than (p-1)/2' check is gone)."""
     if not isinstance(p, int) or p < 1:
         raise _C.InvalidArgumentError(f"p has to be greater than or equal to 1\n  fix: p is an int >= 1, got {p!r}")
+    if input.dtype == "bool":
+        raise _C.DTypeError("The input tensor may not be a boolean tensor.\n  mvlgamma: fix: input.float()")
     x = _as_float(input)
-    if not bool((x > (p - 1) / 2).all()):
-        raise _C.InvalidArgumentError(f"All elements must be greater than (p-1)/2\n  fix: x > {(p - 1) / 2} for "
-                                      f"p = {p}")
     y = lgamma(x)
     for i in range(1, p):
         y = y + lgamma(x - i / 2)

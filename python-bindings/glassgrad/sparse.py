@@ -15,6 +15,7 @@ import glassgrad as _gg
 from glassgrad import Tensor
 
 
+from . import _C
 from ._layouts import sparse_coo, strided  # noqa: F401  (torch.sparse_coo, torch.strided)
 from ._tensor import host_values
 
@@ -131,22 +132,23 @@ class SparseTensor:
 
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False):
     """torch.sparse_coo_tensor: indices [ndim, nnz], values [nnz]; size defaults to the smallest
-    that holds every index."""
+    that holds every index. Bad indices or values are PyTorch's RuntimeError (a ShapeError, also
+    the ValueError earlier glassgrad raised)."""
     idx = np.asarray(indices.numpy(force=True) if isinstance(indices, Tensor) else indices, dtype=np.int64)
     if idx.ndim != 2:
-        raise ValueError(f"sparse_coo_tensor: indices must be [ndim, nnz], got shape {list(idx.shape)}")
+        raise _C.ShapeError(f"sparse_coo_tensor: indices must be [ndim, nnz], got shape {list(idx.shape)}")
     vals = values if isinstance(values, Tensor) else _gg.tensor(np.asarray(values), dtype=dtype)
     if dtype is not None and vals.dtype != dtype:
         vals = vals.to(dtype)
     if device is not None:
         vals = vals.to(device)
     if vals.ndim != 1 or vals.shape[0] != idx.shape[1]:
-        raise ValueError(f"sparse_coo_tensor: values must be [nnz] = [{idx.shape[1]}], got {list(vals.shape)} "
-                         f"(only scalar values are supported)")
+        raise _C.ShapeError(f"sparse_coo_tensor: values must be [nnz] = [{idx.shape[1]}], got {list(vals.shape)} "
+                            f"(only scalar values are supported)")
     if size is None:
         size = tuple(int(m) + 1 for m in idx.max(axis=1)) if idx.shape[1] else (0,) * idx.shape[0]
     if len(size) != idx.shape[0] or (idx.shape[1] and (idx.min() < 0 or (idx.max(axis=1) >= np.asarray(size)).any())):
-        raise ValueError(f"sparse_coo_tensor: indices out of bounds for size {list(size)}")
+        raise _C.ShapeError(f"sparse_coo_tensor: indices out of bounds for size {list(size)}")
     if requires_grad:
         vals = vals.detach().requires_grad_(True)
     return SparseTensor(_gg.tensor(idx, device=vals.device), vals, size)

@@ -4,8 +4,12 @@ the torch.* loss spellings default to the unreduced loss (PyTorch's parser reads
 torch.kl_div are PyTorch's errors; broadcast_shapes refuses what is not a shape as PyTorch does;
 torch.group_norm of an input without channels and histogramdd of a 0-d input are IndexErrors;
 histogram and histogramdd take float16/bfloat16 inputs with tensor edges, and refuse them (and
-integers) with PyTorch's NotImplementedError otherwise. Expected values are PyTorch's documented
-formulas, computed here with NumPy."""
+integers) with PyTorch's NotImplementedError otherwise. nuclear_norm's int dim is PyTorch's (d, d)
+and out-of-range matrix-norm dims are IndexErrors (they were wrapped); repeat_interleave keeps the
+counts' dtype and refuses floating counts as PyTorch's kernel; mvlgamma no longer refuses
+elements at or below (p - 1)/2 (PyTorch 2 returns its lgamma sum there); unravel_index follows
+PyTorch's floor-and-mod formula; lu_unpack checks its pivots and honours unpack_data and
+unpack_pivots. Expected values are PyTorch's documented formulas, computed here with NumPy."""
 import numpy as np
 import pytest
 
@@ -31,6 +35,39 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.histogramdd(m.ones(3, 2, dtype=m.float16), 3), NotImplementedError),
     (lambda m: m.histogram(m.ones(3, dtype=m.bfloat16), 3), NotImplementedError),
     (lambda m: m.histogram(m.ones(3, dtype=m.bool), m.tensor([False, True])), NotImplementedError),
+    (lambda m: m.nuclear_norm(m.ones(2, 3), 2), IndexError),
+    (lambda m: m.nuclear_norm(m.ones(2, 3), 1), RuntimeError),
+    (lambda m: m.linalg.matrix_norm(m.ones(2, 3), "fro", (0, -3)), IndexError),
+    (lambda m: m.linalg.tensorsolve(m.ones(2, 3, 6), m.ones(2, 3), dims=(5,)), IndexError),
+    (lambda m: m.repeat_interleave(m.tensor([1.0, 2.0])), NotImplementedError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3, dtype=m.bool)), NotImplementedError),
+    (lambda m: m.repeat_interleave(m.ones(2, 2, dtype=m.int64)), RuntimeError),
+    (lambda m: m.repeat_interleave(m.tensor([-1, 2])), RuntimeError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), m.tensor(2.0)), NotImplementedError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), m.tensor([True, False]), 0), NotImplementedError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), m.ones(2, 3, dtype=m.int64)), RuntimeError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), m.tensor([1, 1, 1]), 0), RuntimeError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), m.tensor([-1, 1]), 0), RuntimeError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), -1), RuntimeError),
+    (lambda m: m.repeat_interleave(m.ones(2, 3), 1.5), TypeError),
+    (lambda m: m.sparse_coo_tensor(m.tensor([[-1, 0]]), m.ones(2)), RuntimeError),
+    (lambda m: m.sparse_coo_tensor(m.tensor([[0, 1]]), m.ones(3)), RuntimeError),
+    (lambda m: m.sparse_coo_tensor(m.tensor([0, 1]), m.ones(2)), RuntimeError),
+    (lambda m: m.tensor_split(m.ones(4, 3), m.tensor([1, 2], dtype=m.int32)), RuntimeError),
+    (lambda m: m.tensor_split(m.ones(4, 3), m.tensor(2.0)), RuntimeError),
+    (lambda m: m.tensor_split(m.ones(4, 3), m.tensor([[1]])), RuntimeError),
+    (lambda m: m.unravel_index(m.tensor([1]), (0, 1)), ValueError),
+    (lambda m: m.unravel_index(m.tensor([1]), (-2, 3)), ValueError),
+    (lambda m: m.unravel_index(m.tensor([1]), (2, 1.5)), TypeError),
+    (lambda m: m.lu_unpack(m.ones(3), m.ones(3, dtype=m.int32)), RuntimeError),
+    (lambda m: m.lu_unpack(m.eye(3), m.tensor([1, 2, 3])), RuntimeError),
+    (lambda m: m.lu_unpack(m.eye(3), m.tensor([1, 2], dtype=m.int32)), ValueError),
+    (lambda m: m.lu_unpack(m.eye(3), m.tensor([[1, 2, 3]], dtype=m.int32)), ValueError),
+    (lambda m: m.lu_unpack(m.eye(3), m.tensor([4, 2, 3], dtype=m.int32)), RuntimeError),
+    (lambda m: m.lu_unpack(m.eye(3), m.tensor([0, 2, 3], dtype=m.int32)), RuntimeError),
+    (lambda m: m.norm_except_dim(m.ones(0, 3), 2, 0), RuntimeError),
+    (lambda m: m.norm_except_dim(m.ones(2, 0, 3), 2, 1), RuntimeError),
+    (lambda m: m.mvlgamma(m.ones(2, dtype=m.bool), 1), RuntimeError),
 ]
 
 
@@ -100,3 +137,54 @@ def test_histograms_of_reduced_floats_with_tensor_edges(dtype):
     assert hist.dtype == dt and len(edges) == 2
     # points (0.5, -1), (2, 1), (0, 3): the first is outside; (2, 1) in bin (1, 1), (0, 3) in (0, 1)
     np.testing.assert_array_equal(hist.float().numpy(), [[0.0, 1.0], [0.0, 1.0]])
+
+
+def test_nuclear_norm_of_a_pair_of_dims():
+    a = np.array([[[3.0, 0.0], [0.0, -4.0]], [[1.0, 2.0], [2.0, 4.0]]])
+    got = gg.nuclear_norm(gg.tensor(a), (1, 2))
+    np.testing.assert_allclose(got.numpy(), np.linalg.svd(a, compute_uv=False).sum(-1), rtol=1e-6)
+
+
+def test_repeat_interleave_counts_keep_their_dtype():
+    for dt in ("int32", "uint8", "int64"):
+        got = gg.repeat_interleave(gg.tensor([1, 0, 2]).to(getattr(gg, dt)))
+        assert got.dtype == getattr(gg, dt) and got.tolist() == [0, 2, 2]
+    x = gg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert gg.repeat_interleave(x, gg.tensor([2])).tolist() == [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0]
+    assert gg.repeat_interleave(x, gg.tensor([0, 2], dtype=gg.int32), 0).tolist() == [[3.0, 4.0], [3.0, 4.0]]
+    assert gg.repeat_interleave(x, gg.tensor([1, 2], dtype=gg.uint8), 1).tolist() == [[1.0, 2.0, 2.0],
+                                                                                   [3.0, 4.0, 4.0]]
+
+
+def test_mvlgamma_below_its_domain_is_the_lgamma_sum():
+    from math import lgamma, log, pi
+    x = [0.25, 0.75, 2.5]
+    # p = 2: log(pi) / 2 + lgamma(x) + lgamma(x - 1/2); lgamma is log|Gamma|
+    want = [log(pi) / 2 + lgamma(v) + lgamma(v - 0.5) for v in x]
+    np.testing.assert_allclose(gg.mvlgamma(gg.tensor(x, dtype=gg.float64), 2).numpy(), want, rtol=1e-10)
+    assert gg.mvlgamma(gg.tensor([1.0]), 3).tolist() == [float("inf")]  # lgamma(0): a pole
+
+
+def test_unravel_index_is_floor_and_mod():
+    coords = gg.unravel_index(gg.tensor([[5, -7], [6, -1]], dtype=gg.int32), (2, 3))
+    assert [c.dtype for c in coords] == [gg.int64, gg.int64]
+    assert [c.tolist() for c in coords] == [[[1, 1], [0, 1]], [[2, 2], [0, 2]]]
+    assert gg.unravel_index(gg.tensor([], dtype=gg.int64), (0, 1))[0].shape == (0,)
+    assert gg.unravel_index(gg.tensor(3), ()) == ()
+
+
+def test_lu_unpack_flags_leave_parts_empty():
+    a = gg.tensor([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [4.0, 1.0, 3.0]], dtype=gg.float64)
+    lu, piv = gg.linalg.lu_factor(a)
+    p, l, u = gg.lu_unpack(lu, piv)
+    np.testing.assert_allclose((p @ l @ u).numpy(), a.numpy(), atol=1e-12)
+    p0, l1, u1 = gg.lu_unpack(lu, piv, unpack_pivots=False)
+    assert p0.shape == (0,) and p0.dtype == gg.float64 and l1.shape == (3, 3) and u1.shape == (3, 3)
+    p1, l0, u0 = gg.lu_unpack(lu, piv, unpack_data=False)
+    assert p1.shape == (3, 3) and l0.shape == (0,) and u0.shape == (0,)
+    np.testing.assert_array_equal(p1.numpy(), p.numpy())
+
+
+def test_norm_except_dim_of_empty_others():
+    assert tuple(gg.norm_except_dim(gg.ones(3, 0), 2, 0).shape) == (3, 1)
+    assert gg.norm_except_dim(gg.ones(3, 0), 2, 0).tolist() == [[0.0], [0.0], [0.0]]

@@ -7,8 +7,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _output_numbers
-from .._factories import eye
+from .. import _C, _output_numbers
+from .._dtypes import plain
+from .._factories import eye, zeros
 from .._tensor import Tensor, tensor
 from ..functional import gather, where
 from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, check_lu_dtype, check_matrix, check_same_dtype,
@@ -93,15 +94,39 @@ def _order(pivots: Tensor, m: int) -> Tensor:
 
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True,
               *, out=None) -> PLU:
-    """torch.lu_unpack: (P, L, U) of lu_factor's result, A = P L U."""
+    """torch.lu_unpack: (P, L, U) of lu_factor's result, A = P L U. unpack_data=False leaves L and
+    U empty (shape [0]), unpack_pivots=False leaves P empty, as PyTorch's. Checked in PyTorch's
+    order: LU_data's dims (RuntimeError), the pivots' dtype int32 (RuntimeError), their shape
+    (LU_data's batch + [min(m, n)]: ValueError), their values in [1, m] (RuntimeError)."""
+    if LU_data.ndim < 2:
+        raise _C.ShapeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+                            f"{list(LU_data.shape)} instead\n  fix: LU_data, pivots = torch.linalg.lu_factor(A)")
     m, n = LU_data.shape[-2], LU_data.shape[-1]
     k = min(m, n)
-    Im = eye(m, dtype=LU_data.dtype, device=LU_data.device)
-    L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
-    U = LU_data[..., :k, :].triu()
-    order = _order(LU_pivots, m)  # P^T A = A[order]: P^T = I[order], P = I[order]^T
-    Pt = gather(Im.expand(*order.shape, m), -2, order.unsqueeze(-1).expand(*order.shape, m))
-    return into_each(out, _output_numbers.number(PLU(Pt.transpose(-1, -2), L, U)), "lu_unpack")
+    if plain(LU_pivots.dtype) != "int32":
+        raise _C.DTypeError(f"torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype, "
+                            f"got {LU_pivots.dtype}\n  fix: the pivots lu_factor returned, or pivots.int()")
+    want = list(LU_data.shape[:-2]) + [k]
+    if list(LU_pivots.shape) != want:
+        raise _C.ShapeError(f"Expected LU_pivots to have shape {want} but got {list(LU_pivots.shape)} instead.\n"
+                            f"  lu_unpack: LU_data {list(LU_data.shape)}\n  fix: the pivots lu_factor returned")
+    empty = zeros(0, dtype=LU_data.dtype, device=LU_data.device)
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L, U = empty, empty
+    if unpack_pivots:
+        piv: np.ndarray = LU_pivots.numpy(force=True)
+        if ((piv < 1) | (piv > m)).any():
+            raise _C.InvalidArgumentError(f"pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did "
+                                          f"you properly pass the result of lu_factor?\n  lu_unpack: LU.size(-2) = {m}")
+        Im = eye(m, dtype=LU_data.dtype, device=LU_data.device)
+        order = _order(LU_pivots, m)  # P^T A = A[order]: P^T = I[order], P = I[order]^T
+        P = gather(Im.expand(*order.shape, m), -2, order.unsqueeze(-1).expand(*order.shape, m)).transpose(-1, -2)
+    else:
+        P = empty
+    return into_each(out, _output_numbers.number(PLU(P, L, U)), "lu_unpack")
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:

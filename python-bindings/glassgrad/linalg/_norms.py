@@ -7,7 +7,7 @@ import numbers
 
 from .. import _C
 from .._reductions import norm as _pnorm
-from .._tensor import Tensor
+from .._tensor import Tensor, _dim
 from ._checks import into, check_float
 
 
@@ -53,7 +53,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if A.ndim < 2:
         raise _C.ShapeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions. Got shape "
                             f"{list(A.shape)}\n  fix: linalg.vector_norm for a vector")
-    d0, d1 = (d % A.ndim for d in dim)
+    d0, d1 = (_dim(d, A.ndim, "linalg.matrix_norm", A.shape) for d in dim)  # out of range: IndexError
     if d0 == d1:
         raise _C.InvalidArgumentError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
     if ord == "fro":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import _C
-from .._tensor import Tensor
+from .._tensor import Tensor, _dim
 from ._checks import check_float
 from ._lu import inv, solve
 
@@ -51,7 +51,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
     to the end; X has shape A.shape[B.ndim:]."""
     check_float(B, "tensorsolve", "B")
     if dims is not None:
-        dims = [d % A.ndim for d in dims]
+        dims = [_dim(d, A.ndim, "linalg.tensorsolve", A.shape) for d in dims]  # out of range: IndexError
         A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
     shape = list(A.shape[B.ndim:])
     if math.prod(shape) != B.numel() or math.prod(A.shape[:B.ndim]) != B.numel():
