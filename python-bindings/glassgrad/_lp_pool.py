@@ -14,6 +14,7 @@ from ._interpolate import adaptive_matrix, resample_axes
 from ._pool3d import avg_pool3d, max_pool3d
 from ._pooling import avg_pool2d, max_pool2d
 from ._pooling_1d import avg_pool1d, max_pool1d
+from ._adaptive_avg_empty import nonempty_sizes
 from ._tensor import Tensor
 
 
@@ -81,6 +82,9 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
                    fix="output_size=(1, 7, 7)")
     spatial = list(input.shape[-3:])
     out = [n if o is None else _args.integer(o, "output_size", where, minimum=0) for n, o in zip(spatial, sizes)]
+    if all(o == 1 for o in out):  # PyTorch's mean, which takes empty sizes (nan)
+        return input.mean(dim=(-3, -2, -1), keepdim=True)  # type: ignore[attr-defined]  # (attached at import)
+    nonempty_sizes(input, where, range(1, input.ndim))
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     y = resample_axes(x, [adaptive_matrix(n, o) for n, o in zip(spatial, out)])
     return y if input.ndim == 5 else y.reshape(*y.shape[1:])

@@ -89,6 +89,9 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     _args.floating_input(input, "adaptive_avg_pool2d")  # PyTorch's kernel, named in its error
     n = _one(output_size, "output_size", "adaptive_avg_pool1d", 1)
     x, batched = _as_2d(input, "adaptive_avg_pool1d")
+    if not batched:  # PyTorch pools it as an unbatched (C, 1, L): 0 channels then have a backward
+        # (mypy does not see the methods attached to Tensor at import)
+        return _back(adaptive_avg_pool2d(x[0], (1, n)).unsqueeze(0), batched)  # type: ignore[attr-defined]
     return _back(adaptive_avg_pool2d(x, (1, n)), batched)
 
 

@@ -19,6 +19,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _dtypes, _trace
+from ._adaptive_avg_empty import nonempty_sizes, refuse_channelless_backward
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
@@ -111,8 +112,14 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     oh, ow = h if oh is None else oh, w if ow is None else ow
     if (oh, ow) == (1, 1):
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
+    nonempty_sizes(input, "adaptive_avg_pool2d", (input.ndim - 2, input.ndim - 1))
     if input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
-        return adaptive_avg_pool2d(input.reshape(1, *input.shape), (oh, ow)).reshape(input.shape[0], oh, ow)
+        return _adaptive_avg_pooled(input.reshape(1, *input.shape), oh, ow).reshape(input.shape[0], oh, ow)
+    return refuse_channelless_backward(_adaptive_avg_pooled(input, oh, ow), input)
+
+
+def _adaptive_avg_pooled(input: Tensor, oh: int, ow: int) -> Tensor:
+    h, w = input.shape[-2:]
     if h % oh == 0 and w % ow == 0 and input.shape[1]:  # (avg_pool2d refuses 0 channels; this takes them)
         return avg_pool2d(input, (h // oh, w // ow))
     return resample_axes(input, [adaptive_matrix(h, oh), adaptive_matrix(w, ow)])

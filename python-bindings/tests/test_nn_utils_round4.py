@@ -32,3 +32,24 @@ def test_fusion_assertions_say_what_pytorch_says():
         nn.utils.fuse_conv_bn_eval(nn.Conv2d(2, 3, 1).eval(), nn.BatchNorm2d(3, track_running_stats=False).eval())
     with pytest.raises(AssertionError, match="got linear.out_features=4 and bn.num_features=3"):
         nn.utils.fuse_linear_bn_eval(nn.Linear(3, 4).eval(), nn.BatchNorm1d(3).eval())
+
+
+def test_parametrized_weight_norm_loads_the_older_weight_norms_state_dict():
+    import warnings
+    from glassgrad.torch.nn.utils import parametrizations
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # the older form's deprecation, as PyTorch's
+        old = nn.utils.weight_norm(nn.Linear(3, 4))
+    new = parametrizations.weight_norm(nn.Linear(3, 4))
+    sd = old.state_dict()
+    assert list(sd) == ["bias", "weight_g", "weight_v"]
+    assert repr(new.load_state_dict(sd)) == "<All keys matched successfully>"
+    np.testing.assert_allclose(new.weight.detach().numpy(), old.weight.detach().numpy(), rtol=1e-6)
+    assert list(sd) == ["bias", "weight_g", "weight_v"]  # the caller's dict is not edited
+
+
+def test_private_load_pre_hook_of_a_picklable_function_keeps_the_model_picklable():
+    import pickle
+    m = nn.Linear(1, 1)
+    m._register_load_state_dict_pre_hook(print)
+    assert isinstance(pickle.loads(pickle.dumps(m)), nn.Linear)

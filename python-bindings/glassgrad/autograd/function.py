@@ -232,7 +232,16 @@ def _delayed_error(t):
     if not isinstance(t, Tensor) or not t.dtype.is_floating_point:
         return t
     leaf = t.detach().requires_grad_(True)
-    return _DelayedErrorFunction.apply(leaf)
+    return delayed_error(leaf, RuntimeError(
+        f"{_TWICE}\n  the backward of a custom autograd.Function decorated with @once_differentiable computed this "
+        "gradient; it is not differentiable again\n  fix: differentiate once (create_graph=False), or write that "
+        "backward from differentiable ops and remove @once_differentiable"))
+
+
+def delayed_error(t: Tensor, error: BaseException) -> Tensor:
+    """t's values through a node whose backward raises `error` (PyTorch's DelayedError node: a
+    result that exists, and whose gradient is refused)."""
+    return _DelayedErrorFunction.apply(t, error)
 
 
 def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
@@ -354,15 +363,13 @@ def _fit(cls, g: Tensor, x: Tensor, i: int) -> Tensor:
 
 
 class _DelayedErrorFunction(Function):
-    """The stand-in once_differentiable returns: the value itself, whose gradient raises."""
+    """delayed_error's node: the value itself, whose gradient raises the error it was given."""
 
     @staticmethod
-    def forward(ctx, x):
+    def forward(ctx, x, error):
+        ctx.error = error
         return x.clone()
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError(f"{_TWICE}\n  the backward of a custom autograd.Function decorated with "
-                           "@once_differentiable computed this gradient; it is not differentiable again\n"
-                           "  fix: differentiate once (create_graph=False), or write that backward from "
-                           "differentiable ops and remove @once_differentiable")
+        raise ctx.error

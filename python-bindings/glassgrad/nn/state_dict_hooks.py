@@ -74,9 +74,13 @@ def after_load(module, result) -> None:
                                  "in place")
 
 
-def without_module(hook: Callable) -> Callable:
+class without_module:
     """A load pre-hook of the private _register_load_state_dict_pre_hook(with_module=False): called
-    as hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)."""
-    def call(module, *args):
-        return hook(*args)
-    return call
+    as hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+    (a class, so a model holding it still pickles)."""
+
+    def __init__(self, hook: Callable):
+        self.hook = hook
+
+    def __call__(self, module, *args):
+        return self.hook(*args)

@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import functools
 from typing import Optional
 
 from ... import _C
@@ -49,9 +50,19 @@ class _WeightNorm(Module):
 
 def weight_norm(module: Module, name: str = "weight", dim: Optional[int] = 0) -> Module:
     """Reparametrizes module.<name> as g * v / ||v|| (Salimans & Kingma 2016), the norm taken over
-    every dim but `dim` (None: the whole tensor); g starts at the weight's norms, v at the weight."""
+    every dim but `dim` (None: the whole tensor); g starts at the weight's norms, v at the weight.
+    A state_dict of the older nn.utils.weight_norm (`<name>_g`, `<name>_v`) loads into it, as
+    PyTorch's compatibility pre-hook renames those keys."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    module._register_load_state_dict_pre_hook(functools.partial(_weight_norm_old_keys, name))
     return module
+
+
+def _weight_norm_old_keys(name: str, state_dict, prefix: str, *rest) -> None:
+    g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
+    if g_key in state_dict and v_key in state_dict:
+        state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
+        state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
 
 
 class _SpectralNorm(Module):

@@ -1,0 +1,52 @@
+"""Adaptive average pooling of empty sizes, as PyTorch's kernels check them: 2-d (and 1-d) need
+their last two sizes nonzero, a batched input of 0 channels pools but its backward raises;
+3-d needs every size after the first; an output of ones is a mean and takes anything."""
+import math
+
+import pytest
+
+import glassgrad.torch as torch
+import glassgrad.torch.nn.functional as F
+
+
+def test_zero_channels_pool_but_their_backward_raises():
+    for run, shape in ((lambda x: F.adaptive_avg_pool2d(x, 2), (1, 0, 4, 4)),
+                       (lambda x: F.adaptive_avg_pool2d(x, 3), (0, 0, 4, 4)),
+                       (lambda x: F.adaptive_avg_pool1d(x, 2), (2, 0, 4)),
+                       (lambda x: torch.nn.AdaptiveAvgPool2d((2, 2))(x), (1, 0, 4, 4))):
+        x = torch.ones(shape, requires_grad=True)
+        y = run(x)
+        assert y.numel() == 0
+        with pytest.raises(RuntimeError, match=r"adaptive_avg_pool2d_backward\(\): Expected grad_output to have "
+                                               r"non-zero size for non-batch dimensions"):
+            y.sum().backward()
+
+
+def test_unbatched_zero_channels_and_a_mean_output_backward():
+    for run, shape in ((lambda x: F.adaptive_avg_pool2d(x, 2), (0, 4, 4)),
+                       (lambda x: F.adaptive_avg_pool1d(x, 2), (0, 4)),
+                       (lambda x: F.adaptive_avg_pool2d(x, 1), (1, 0, 4, 4)),
+                       (lambda x: F.adaptive_avg_pool3d(x, 2), (0, 2, 4, 4))):
+        x = torch.ones(shape, requires_grad=True)
+        run(x).sum().backward()
+        assert tuple(x.grad.shape) == shape
+
+
+@pytest.mark.parametrize("run,shape,where,dim", [
+    (lambda x: F.adaptive_avg_pool2d(x, 2), (1, 2, 0, 4), "adaptive_avg_pool2d", 2),
+    (lambda x: F.adaptive_avg_pool2d(x, 2), (2, 0, 4), "adaptive_avg_pool2d", 1),
+    (lambda x: F.adaptive_avg_pool1d(x, 2), (1, 2, 0), "adaptive_avg_pool2d", 3),
+    (lambda x: F.adaptive_avg_pool3d(x, 2), (1, 0, 2, 4, 4), "adaptive_avg_pool3d", 1),
+    (lambda x: F.adaptive_avg_pool3d(x, 2), (1, 2, 0, 4, 4), "adaptive_avg_pool3d", 2),
+    (lambda x: F.adaptive_avg_pool3d(x, 2), (2, 0, 4, 4), "adaptive_avg_pool3d", 1),
+])
+def test_empty_sizes_after_the_batch_are_refused(run, shape, where, dim):
+    with pytest.raises(RuntimeError, match=rf"{where}\(\): Expected input to have non-zero size for non-batch "
+                                           rf"dimensions, but input has sizes .* with dimension {dim} being empty"):
+        run(torch.ones(shape))
+
+
+def test_a_mean_output_of_empty_sizes_is_nan():
+    y = F.adaptive_avg_pool3d(torch.ones(1, 2, 0, 4, 4), 1)
+    assert tuple(y.shape) == (1, 2, 1, 1, 1) and math.isnan(y[0, 0, 0, 0, 0].item())
+    assert tuple(F.adaptive_avg_pool3d(torch.ones(1, 0, 2, 4, 4), (1, 1, 1)).shape) == (1, 0, 1, 1, 1)
