@@ -84,6 +84,7 @@ class _OutputHook(Function):
     @staticmethod
     def forward(ctx, state: _State, slots: List[int], n_items: int, *outputs):
         ctx.state, ctx.slots, ctx.n_items = state, slots, n_items
+        ctx.set_materialize_grads(False)  # an output the loss did not use has None in grad_output, as PyTorch's
         return outputs
 
     @staticmethod
