@@ -25,6 +25,16 @@ def made_in_inference_mode(t) -> None:
     _IN_INFERENCE[key] = weakref.ref(t, lambda _ref: _IN_INFERENCE.pop(key, None))
 
 
+def is_own(h) -> bool:
+    """Whether handle h is itself a view made under no_grad() (its last view step): one of a
+    tensor that requires grad is a leaf without grad_fn, as PyTorch's, though what is computed
+    from it requires grad (docs/inplace-and-views.md, "Views made under no_grad")."""
+    if not h.is_view:
+        return False
+    made = h.view_made_without_grad
+    return made is not None and made[0]
+
+
 def check(t, op: str, result=None) -> None:
     """Raises PyTorch's RuntimeError where the in-place op `op` writes `result` (None: the op
     changes t's shape only) into t, a view made under no_grad(), with grad mode on."""

@@ -1187,8 +1187,10 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         """Whether gradients stop at this tensor (Tensor.is_leaf): it was made directly (data,
-        parameters), or, as PyTorch counts it, computed from tensors that require no gradient."""
-        return self._h.is_leaf or not self._h.requires_grad
+        parameters), or, as PyTorch counts it, computed from tensors that require no gradient,
+        or a view made under no_grad() (docs/inplace-and-views.md, "Views made under no_grad")."""
+        h = self._h
+        return h.is_leaf or not h.requires_grad or _no_grad_views.is_own(h)
 
     @property
     def output_nr(self) -> int:

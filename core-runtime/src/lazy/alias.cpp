@@ -84,10 +84,27 @@ void name_node(TraceNode& n, const std::string& torch_node, const TensorInfo& ou
 }
 
 // The value h's chain of views makes from storage value x (each view recorded as it was made).
+// A view step made under no_grad of a value that requires grad (PyTorch's CreationMeta
+// NO_GRAD_MODE): the view still requires grad, as PyTorch's does, so what is computed from it
+// with grad mode on requires grad and has a grad_fn; its node carries `undefined_gradient`, so
+// backward through it reaches neither the view nor its base (PyTorch's view has no grad_fn and
+// no gradient accumulator). docs/inplace-and-views.md, "Views made under no_grad".
+bool graded_no_grad_view(const OpSchema& s, bool grad, const ValuePtr& in) {
+  return !grad && in->requires_grad && !s.stops_gradient;
+}
+
+ValuePtr record_graded_no_grad_view(const std::string& op, const ValuePtr& in, const Attrs& attrs,
+                                    const NodeMeta& meta) {
+  Attrs marked = attrs;
+  marked.set("undefined_gradient", true);
+  return record_one(op, in, marked, meta, true);
+}
+
 ValuePtr derive(const std::vector<ViewStep>& chain, ValuePtr x, size_t from = 0) {
   for (size_t i = from; i < chain.size(); ++i) {
     const ViewStep& st = chain[i];
-    x = record_one(st.schema->name, x, st.attrs, st.meta, st.grad);
+    x = graded_no_grad_view(*st.schema, st.grad, x) ? record_graded_no_grad_view(st.schema->name, x, st.attrs, st.meta)
+                                                     : record_one(st.schema->name, x, st.attrs, st.meta, st.grad);
   }
   return x;
 }
@@ -326,6 +343,9 @@ std::vector<std::unique_ptr<Handle>> record_handles_with(const OpSchema& s, cons
   chain.push_back(std::move(st));
   AliasAccess::detached(h) = base.detached() || s.stops_gradient;
   AliasAccess::untracked(h) = base.untracked();
+  if (!base.detached() && graded_no_grad_view(s, chain.back().grad, base.value())) {
+    AliasAccess::point(h, record_graded_no_grad_view(s.name, base.value(), attrs, meta));
+  }
   AliasAccess::seen(h) = a.generation;
   tag(view, a.counter);
   note_view(AliasAccess::alias(h), chain);

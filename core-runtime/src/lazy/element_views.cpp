@@ -67,7 +67,9 @@ std::unique_ptr<Handle> select_positions(Handle& base, const std::vector<int64_t
   std::vector<ViewStep> steps = position_steps(shape, positions, v->requires_grad, meta);
   // A view of a realized value that tracks no gradient is taken at once (record_node): here the
   // key's views at once, one value over the same memory, with the chain recording them gives.
-  if (eager_views() && v->realized() && !(grad_enabled() && v->requires_grad)) {
+  // Not of one that requires grad under no_grad either: that view requires grad (alias.cpp,
+  // graded_no_grad_view).
+  if (eager_views() && v->realized() && !(v->requires_grad && (grad_enabled() || !base.detached()))) {
     Layout in_memory = v->data.layout();
     Layout in_storage = layout_of(base);
     if (view_through(steps, in_memory) && view_through(steps, in_storage)) {

@@ -621,6 +621,13 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
 
 void set_requires_grad(const ValuePtr& v, bool on) {
   if (!v->is_leaf()) {
+    if (v->requires_grad && v->producer->schema->view_of >= 0 && v->producer->attrs->has("undefined_gradient")) {
+      // A view made under no_grad of a tensor that requires grad (alias.cpp, graded_no_grad_view),
+      // a leaf to PyTorch: requires_grad_() gives it a gradient of its own (gradients stop at its
+      // node anyway), and turning the flag off leaves it on, as PyTorch's does.
+      if (on) v->leaf = true;
+      return;
+    }
     if (v->requires_grad) {
       if (on) return;
       throw ValueError(ErrorMessage("you can only change requires_grad flags of leaf variables. If you want to use a "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .. import _backward_end, _saved_tensor_hooks, _trace
+from .. import _backward_end, _no_grad_views, _saved_tensor_hooks, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -101,8 +101,8 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
     for i, (x, g) in enumerate(zip(ins, grads)):
         if g is None:
             if not allow_unused:
-                raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in the graph. "
-                                   f"Set allow_unused=True if this is the desired behavior.\n  autograd.grad(): "
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   f"graph. Set allow_unused=True if this is the desired behavior.\n  autograd.grad(): "
                                    f"inputs[{i}] {list(x.shape)} is not read by the outputs")
             g = zeros_like(x) if materialize_grads else None
         result.append(g)
@@ -166,7 +166,9 @@ def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain
     if _saved_tensor_hooks.SAVED:
         _saved_tensor_hooks.unpack_reached(loss, retain)
     handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain, bool(create_graph))
-    grads = [None if h is None else _wrap(h) for h in handles]
+    # a view made under no_grad() stops the gradient (its node's is undefined): PyTorch's has no
+    # gradient accumulator, so as an input it is unused (docs/inplace-and-views.md)
+    grads = [None if h is None or _no_grad_views.is_own(x._h) else _wrap(h) for h, x in zip(handles, inputs)]
     anomaly.check_gradients((f"inputs[{i}]", g) for i, g in enumerate(grads))
     return grads
 
