@@ -37,7 +37,8 @@ def root(tmp_path_factory):
         raw = os.path.join(base, name, "raw")
         os.makedirs(raw)
         for split, n in (("train", 5), ("t10k", 3)):
-            _idx_file(os.path.join(raw, f"{split}-images-idx3-ubyte"), rng.integers(0, 256, (n, 28, 28), dtype=np.uint8))
+            images = rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+            _idx_file(os.path.join(raw, f"{split}-images-idx3-ubyte"), images)
             _idx_file(os.path.join(raw, f"{split}-labels-idx1-ubyte"), rng.integers(0, 10, (n,), dtype=np.uint8))
     folder = os.path.join(base, "folder")
     for cls, n in (("dog", 2), ("cat", 3), ("Zebra", 1)):
@@ -102,7 +103,8 @@ DATASETS = {
 }
 
 GRID_KWARGS = [{}, {"nrow": 2}, {"padding": 0}, {"normalize": True}, {"normalize": True, "value_range": (0.2, 0.8)},
-               {"normalize": True, "scale_each": True}, {"pad_value": 0.5}, {"nrow": 10}, {"padding": 3, "pad_value": 1}]
+               {"normalize": True, "scale_each": True}, {"pad_value": 0.5}, {"nrow": 10},
+               {"padding": 3, "pad_value": 1}]
 
 UTILS = {
     **{f"make_grid {kw}": (lambda kw: lambda m: V(m).utils.make_grid(m.tensor(X), **kw))(kw) for kw in GRID_KWARGS},

@@ -1,7 +1,8 @@
 """torchvision.transforms sweep: each case called with glassgrad.vision and with torchvision on
 the same 13x17 image (a PIL image, a uint8 or float tensor, a NumPy array): values within
-float32 rounding (uint8 within 1 in a few pixels), dtypes, shapes, reprs and the error classes.
-Random transforms are swept with p=0/1 or one-point ranges (their draws differ by design).
+float32 rounding (uint8 within 1 in a few pixels), dtypes, shapes, reprs and the error classes;
+transforms.v2 on images, tv_tensors masks and boxes and samples. Random transforms are swept
+with p=0/1 or one-point ranges (their draws differ by design).
 Left out on purpose: ElasticTransform of an image smaller than its blur kernel's half (torchvision
 raises from its reflection padding; glassgrad blurs the displacement field, _elastic.py)."""
 import numpy as np
@@ -9,10 +10,12 @@ import pytest
 
 import glassgrad as gg
 import glassgrad.vision as gv
+import glassgrad.vision.transforms.v2  # v2 is imported, not an attribute, as in torchvision
 from sweep_outcomes import assert_same_outcome
 
 torch = pytest.importorskip("torch")
 torchvision = pytest.importorskip("torchvision")
+pytest.importorskip("torchvision.transforms.v2")
 Image = pytest.importorskip("PIL.Image")
 
 ARR = np.random.default_rng(0).integers(0, 256, (13, 17, 3), dtype=np.uint8)
@@ -319,6 +322,87 @@ CASES = {
         shear=0.0, interpolation=IM(m).BILINEAR),
     "F.elastic zero": lambda m: F(m).elastic_transform(ten(m, m.float32), m.zeros(1, 13, 17, 2)),
 }
+
+
+def T2(m):
+    return V(m).transforms.v2
+
+
+def F2(m):
+    return V(m).transforms.v2.functional
+
+
+def TV(m):
+    return V(m).tv_tensors
+
+
+CASES.update({
+    "v2 ToImage PIL": lambda m: T2(m).ToImage()(pil()),
+    "v2 ToImage np": lambda m: T2(m).ToImage()(ARR),
+    "v2 ToImage tensor": lambda m: T2(m).ToImage()(ten(m)),
+    "v2 ToDtype scale": lambda m: T2(m).ToDtype(m.float32, scale=True)(T2(m).ToImage()(pil())),
+    "v2 ToDtype noscale": lambda m: T2(m).ToDtype(m.float32)(T2(m).ToImage()(pil())),
+    "v2 ToDtype plain tensor": lambda m: T2(m).ToDtype(m.float32, scale=True)(ten(m)),
+    "v2 ToDtype dict": lambda m: T2(m).ToDtype({TV(m).Image: m.float32, "others": None},
+        scale=True)(T2(m).ToImage()(pil()), m.tensor([1])),
+    "v2 ToPureTensor": lambda m: type(T2(m).ToPureTensor()(T2(m).ToImage()(pil()))).__name__,
+    "v2 Compose tuple": lambda m: T2(m).Compose([T2(m).ToImage(), T2(m).CenterCrop(5)])((pil(), 3)),
+    "v2 Compose empty": lambda m: T2(m).Compose([]),
+    "v2 Resize img label": lambda m: T2(m).Resize((5, 6))(T2(m).ToImage()(pil()), 7),
+    "v2 Resize uint8": lambda m: T2(m).Resize(8)(ten(m)),
+    "v2 Resize uint8 bicubic": lambda m: T2(m).Resize(8, interpolation=IM(m).BICUBIC)(ten(m)),
+    "v2 Resize float": lambda m: T2(m).Resize(8)(ten(m, m.float32)),
+    "v2 Resize PIL": lambda m: T2(m).Resize(8)(pil()),
+    "v2 Resize max_size": lambda m: T2(m).Resize(None, max_size=10)(ten(m)),
+    "v2 Resize mask": lambda m: T2(m).Resize((6, 8))(TV(m).Mask(m.ones(1, 13, 17, dtype=m.uint8))),
+    "v2 Resize boxes": lambda m: T2(m).Resize((26, 34))(TV(m).BoundingBoxes([[1, 2, 5, 6]], format="XYXY",
+        canvas_size=(13, 17))),
+    "v2 HFlip boxes": lambda m: T2(m).RandomHorizontalFlip(1.0)({"image": TV(m).Image(ten(m)),
+        "boxes": TV(m).BoundingBoxes([[1, 2, 5, 6]], format="XYXY", canvas_size=(13, 17)), "label": 3}),
+    "v2 CenterCrop boxes": lambda m: T2(m).CenterCrop(8)((TV(m).Image(ten(m)), TV(m).BoundingBoxes([[1, 2, 5, 6]],
+        format="XYWH", canvas_size=(13, 17)))),
+    "v2 Pad boxes": lambda m: T2(m).Pad(2)((TV(m).Image(ten(m)), TV(m).BoundingBoxes([[1, 2, 5, 6]], format="CXCYWH",
+        canvas_size=(13, 17)))),
+    "v2 Normalize img": lambda m: T2(m).Normalize([0.5] * 3, [0.2] * 3)(TV(m).Image(ten(m, m.float32))),
+    "v2 Normalize uint8": lambda m: T2(m).Normalize([0.5] * 3, [0.2] * 3)(ten(m)),
+    "v2 Normalize PIL": lambda m: T2(m).Normalize([0.5] * 3, [0.2] * 3)(pil()),
+    "v2 Grayscale img": lambda m: T2(m).Grayscale(3)(TV(m).Image(ten(m))),
+    "v2 RGB": lambda m: T2(m).RGB()(TV(m).Image(ten(m)[:1])),
+    "v2 ColorJitter fixed": lambda m: T2(m).ColorJitter(brightness=(1.2, 1.2))(ten(m)),
+    "v2 RandomErasing p1": lambda m: T2(m).RandomErasing(p=1.0, scale=(1.0, 1.0), ratio=(17 / 13, 17 / 13),
+        value=3)(ten(m)),
+    "v2 RandomCrop full": lambda m: T2(m).RandomCrop((13, 17))(pil()),
+    "v2 RandomCrop pad full": lambda m: T2(m).RandomCrop((17, 21), padding=2, padding_mode="reflect")(ten(m)),
+    "v2 RandomRotation fixed": lambda m: T2(m).RandomRotation((30, 30))(ten(m)),
+    "v2 RandomAffine fixed": lambda m: T2(m).RandomAffine((10, 10), scale=(1.2, 1.2))(ten(m)),
+    "v2 GaussianBlur fixed": lambda m: T2(m).GaussianBlur(3, sigma=(1.0, 1.0))(ten(m, m.float32)),
+    "v2 Lambda": lambda m: T2(m).Lambda(lambda x: x + 1, m.Tensor)((ten(m), 3)),
+    "v2 RandomApply p1": lambda m: T2(m).RandomApply([T2(m).CenterCrop(4)], p=1.0)(ten(m)),
+    "v2 ConvertImageDtype": lambda m: T2(m).ConvertImageDtype(m.float64)(ten(m)),
+    "v2 ToTensor": lambda m: T2(m).ToTensor()(pil()),
+    "v2 PILToTensor": lambda m: T2(m).PILToTensor()(pil()),
+    "v2 ToPILImage": lambda m: T2(m).ToPILImage()(ten(m)),
+    "v2 F.resize": lambda m: F2(m).resize(ten(m), [5, 6]),
+    "v2 F.horizontal_flip": lambda m: F2(m).horizontal_flip(ten(m)),
+    "v2 F.to_image": lambda m: F2(m).to_image(pil()),
+    "v2 F.to_dtype": lambda m: F2(m).to_dtype(ten(m), m.float32, scale=True),
+    "v2 F.get_size": lambda m: F2(m).get_size(ten(m)),
+    "v2 F.crop": lambda m: F2(m).crop(ten(m), 1, 2, 5, 6),
+    "v2 modules": lambda m: [isinstance(t, m.nn.Module) for t in (T2(m).Compose([T2(m).ToImage()]), T2(m).ToTensor(),
+        T2(m).Lambda(abs), T2(m).RandomChoice([abs]), T2(m).ToImage(), T2(m).Resize(3), T2(m).ToPILImage(),
+        T2(m).PILToTensor())],
+    "v2 SanitizeBoundingBoxes": lambda m: T2(m).SanitizeBoundingBoxes()({"image": TV(m).Image(ten(m)),
+        "boxes": TV(m).BoundingBoxes([[1, 2, 5, 6], [3, 3, 3, 9]], format="XYXY", canvas_size=(13,
+        17)), "labels": m.tensor([1, 2])}),
+    "v2 ClampBoundingBoxes": lambda m: T2(m).ClampBoundingBoxes()(TV(m).BoundingBoxes([[-1, 2, 25, 6]], format="XYXY",
+        canvas_size=(13, 17))),
+    "v2 ConvertBoundingBoxFormat": lambda m: T2(m).ConvertBoundingBoxFormat("CXCYWH")(TV(m).BoundingBoxes([[1, 2, 5,
+        6]], format="XYXY", canvas_size=(13, 17))),
+    "v2 image types": lambda m: [type(x).__name__ for x in (
+        T2(m).Compose([T2(m).ToImage(), T2(m).CenterCrop(5)])((pil(), 3))[0],
+        T2(m).Resize((6, 8))(TV(m).Mask(m.ones(1, 13, 17))),
+        T2(m).Resize((26, 34))(TV(m).BoundingBoxes([[1, 2, 5, 6]], format="XYXY", canvas_size=(13, 17))))],
+})
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -8,6 +8,8 @@ import pytest
 import glassgrad as gg
 from glassgrad import nn
 from glassgrad.vision import transforms as T
+from glassgrad.vision import tv_tensors as tv
+from glassgrad.vision.transforms import v2
 from glassgrad.vision import utils as vutils
 
 
@@ -62,3 +64,48 @@ def test_integer_images_are_refused_where_torchvision_rescales_in_place():
         vutils.make_grid(imgs, normalize=True)
     with pytest.raises(RuntimeError, match="can't be cast"):
         vutils.save_image(imgs, io.BytesIO(), format="png")
+
+
+# ---- transforms.v2 ------------------------------------------------------------------------------
+
+
+def test_every_v2_transform_is_a_module():
+    for t in (v2.Compose([v2.ToImage()]), v2.ToTensor(), v2.Lambda(abs), v2.RandomChoice([abs]), v2.ToImage(),
+              v2.ToDtype(gg.float32), v2.ToPILImage(), v2.PILToTensor(), v2.RandomOrder([abs]), v2.Identity(),
+              v2.Resize(3)):
+        assert isinstance(t, nn.Module), type(t).__name__
+
+
+def test_v2_lambda_takes_types_and_gives_them_all_entries():
+    img = gg.zeros(1, 2, 2)
+    out = v2.Lambda(lambda x: x + 1, gg.Tensor)((img, 3))
+    assert out[0].tolist() == [[[1.0, 1.0], [1.0, 1.0]]] and out[1] == 3
+    out = v2.Lambda(lambda x: x * 2)((img + 1, 3))  # types default to object: the number too
+    assert out[0].tolist() == [[[2.0, 2.0], [2.0, 2.0]]] and out[1] == 6
+    assert repr(v2.Lambda(abs, gg.Tensor)) == "Lambda(abs, types=['Tensor'])"
+
+
+def test_v2_resize_with_only_max_size_sets_the_longer_edge():
+    out = v2.Resize(None, max_size=10)(gg.zeros(3, 13, 17, dtype=gg.uint8))
+    assert tuple(out.shape) == (3, 7, 10)  # int(10 * 13 / 17)
+    with pytest.raises(ValueError, match="max_size must be an integer when size is None"):
+        v2.Resize(None)
+    with pytest.raises(TypeError, match="Size should be int or sequence"):  # v1 keeps refusing it
+        T.Resize(None, max_size=10)
+
+
+def test_v2_masks_and_boxes_alone_are_transformed_by_their_own_size():
+    mask = v2.Resize((6, 8))(tv.Mask(gg.ones(1, 13, 17, dtype=gg.uint8)))
+    assert isinstance(mask, tv.Mask) and tuple(mask.shape) == (1, 6, 8)
+    boxes = v2.Resize((26, 34))(tv.BoundingBoxes([[1, 2, 5, 6]], format="XYXY", canvas_size=(13, 17)))
+    assert isinstance(boxes, tv.BoundingBoxes) and boxes.tolist() == [[2, 4, 10, 12]]
+    assert tuple(boxes.canvas_size) == (26, 34)
+
+
+def test_v2_compose_keeps_the_image_type_to_image_gave():
+    pic = np.zeros((13, 17, 3), np.uint8)
+    assert type(v2.Compose([v2.ToImage(), v2.CenterCrop(5)])(pic)) is tv.Image
+    out = v2.Compose([v2.ToImage(), v2.CenterCrop(5)])((pic, 3))
+    assert type(out[0]) is tv.Image and out[1] == 3
+    assert type(v2.Compose([v2.ToImage(), v2.ToPureTensor()])(pic)) is gg.Tensor
+    assert type(v2.Compose([v2.CenterCrop(5)])(gg.zeros(3, 6, 6))) is gg.Tensor

@@ -193,10 +193,16 @@ def test_a_users_transform_gets_the_boxes():
     assert sorted(seen) == ["BoundingBoxes", "Image", "Mask"]
 
 
-def test_boxes_alone_or_with_an_unsupported_transform_say_why():
+def test_boxes_alone_follow_their_canvas_and_unsupported_transforms_say_why():
+    # Without an image, torchvision transforms boxes and masks by their own canvas size.
     _, target = _sample()
-    with pytest.raises(TypeError, match="needs an image"):
-        v2.RandomHorizontalFlip(p=1.0)(target)
+    a = np.asarray(target["boxes"].tolist())
+    flipped = v2.RandomHorizontalFlip(p=1.0)(target)
+    assert isinstance(flipped["boxes"], tv.BoundingBoxes) and isinstance(flipped["masks"], tv.Mask)
+    np.testing.assert_array_equal(np.asarray(flipped["boxes"].tolist()),
+                                  np.stack([60 - a[:, 2], a[:, 1], 60 - a[:, 0], a[:, 3]], 1))
+    np.testing.assert_array_equal(flipped["masks"].numpy(), target["masks"].numpy()[:, :, ::-1])
+    assert flipped["labels"].tolist() == [1, 2, 3, 4]
     img, target = _sample()
     with pytest.raises(gg.UnsupportedError if hasattr(gg, "UnsupportedError") else Exception, match="BoundingBoxes"):
         v2.RandomPerspective(p=1.0)(img, target)

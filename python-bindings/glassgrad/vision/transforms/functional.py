@@ -240,6 +240,10 @@ def _size_pair(size, what="size") -> List[int]:
 
 
 def _resized_output_size(h: int, w: int, size, max_size: Optional[int]) -> List[int]:
+    if size is None and max_size is not None:  # v2: the longer edge becomes max_size
+        short, long = (w, h) if w <= h else (h, w)
+        new_short = int(max_size * short / long)
+        return [max_size, new_short] if w <= h else [new_short, max_size]
     if isinstance(size, numbers.Number):
         size = [int(size)]
     size = list(size)

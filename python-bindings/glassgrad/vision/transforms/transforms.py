@@ -61,17 +61,21 @@ class _ImageCall:
         raise NotImplementedError
 
 
-class _Transform(_ImageCall, Module):
-    """A transform that is an nn.Module, as torchvision's are (all but Compose, ToTensor,
-    PILToTensor, ToPILImage, Lambda, RandomChoice and RandomOrder): nn.Sequential(CenterCrop(10),
-    Normalize(...)) and RandomApply(nn.ModuleList([...])) are torchvision's documented forms.
-    Module.__init__ runs in __new__, so subclasses need not call it; calling one is
-    _ImageCall.__call__ (no module hooks)."""
+class ModuleMade(Module):
+    """An nn.Module whose Module.__init__ runs in __new__, so subclasses written as plain
+    classes (no super().__init__() call) are whole modules."""
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
         Module.__init__(self)
         return self
+
+
+class _Transform(_ImageCall, ModuleMade):
+    """A transform that is an nn.Module, as torchvision's are (all but Compose, ToTensor,
+    PILToTensor, ToPILImage, Lambda, RandomChoice and RandomOrder; in v2 every one is):
+    nn.Sequential(CenterCrop(10), Normalize(...)) and RandomApply(nn.ModuleList([...])) are
+    torchvision's documented forms. Calling one is _ImageCall.__call__ (no module hooks)."""
 
 
 class Compose:
@@ -83,13 +87,15 @@ class Compose:
 
     def __call__(self, img):
         for t in self.transforms:
-            if getattr(t, "_chw_aware", False):
-                img = t.forward(img) if isinstance(t, _ImageCall) else t(img)
-            else:
-                if isinstance(img, Chw):
-                    img = img.tensor()
-                img = t(img)
+            img = self._step(t, img)
         return img.tensor() if isinstance(img, Chw) else img
+
+    @staticmethod
+    def _step(t, img):
+        """t(img), a tensor image kept a Chw for the transforms that take one."""
+        if getattr(t, "_chw_aware", False):
+            return t.forward(img) if isinstance(t, _ImageCall) else t(img)
+        return t(img.tensor() if isinstance(img, Chw) else img)
 
     def __repr__(self) -> str:
         lines = [self.__class__.__name__ + "("] + [f"    {t}" for t in self.transforms] + [")"]
@@ -154,9 +160,14 @@ class Normalize(_Transform):
 class Resize(_Transform):
     """Resizes to size (h, w), or its smaller edge to an int size keeping the aspect ratio."""
 
+    _size_none_allowed = False  # v2's Resize takes size=None with max_size (the longer edge)
+
     def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size: Optional[int] = None,
                  antialias: Optional[bool] = True):
-        if not isinstance(size, (int, Sequence)):
+        if size is None and self._size_none_allowed:
+            if not isinstance(max_size, int) or isinstance(max_size, bool):
+                raise ValueError(f"max_size must be an integer when size is None, but got {max_size} instead.")
+        elif not isinstance(size, (int, Sequence)):
             raise TypeError(f"Size should be int or sequence. Got {type(size)}")
         if isinstance(size, Sequence) and len(size) not in (1, 2):
             raise ValueError("If size is a sequence, it should have 1 or 2 values")

@@ -23,14 +23,16 @@ from ..autoaugment import AutoAugmentPolicy
 from ..functional import InterpolationMode
 from ..functional import v2_kernels
 from ..transforms import Compose as _Compose
+from ..transforms import ModuleMade
 from . import functional
 from ._box_transforms import ClampBoundingBoxes, ConvertBoundingBoxFormat, RandomIoUCrop, SanitizeBoundingBoxes
 from ._extra import (JPEG, RGB, ElasticTransform, GaussianNoise, LinearTransformation, RandomChannelPermutation,
                      RandomPhotometricDistort, RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter)
+from ._lambda import Lambda
 from ._mix import CutMix, MixUp
 from ._transform import Transform, apply_shared
 from ._v1 import (AugMix, AutoAugment, CenterCrop, ColorJitter, ConvertImageDtype, FiveCrop, GaussianBlur, Grayscale,
-                  Lambda, Normalize, Pad, PILToTensor, RandAugment, RandomAdjustSharpness, RandomAffine, RandomApply,
+                  Normalize, Pad, PILToTensor, RandAugment, RandomAdjustSharpness, RandomAffine, RandomApply,
                   RandomAutocontrast, RandomChoice, RandomCrop, RandomEqualize, RandomErasing, RandomGrayscale,
                   RandomHorizontalFlip, RandomInvert, RandomOrder, RandomPerspective, RandomPosterize,
                   RandomResizedCrop, RandomRotation, RandomSolarize, RandomVerticalFlip, Resize, TenCrop, ToPILImage,
@@ -48,7 +50,7 @@ __all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJit
            "ConvertBoundingBoxFormat", "RandomIoUCrop", "SanitizeBoundingBoxes"]
 
 
-class Compose(_Compose):
+class Compose(_Compose, ModuleMade):
     """Applies the transforms in order to the image(s) of the input(s), as v2.Compose."""
 
     def __init__(self, transforms: Sequence[Callable]):
@@ -68,7 +70,7 @@ class Compose(_Compose):
         from ._transform import apply_flat, flatten, follows
         flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
         if not any(follows(x) for x in flat):
-            return apply_flat(super().__call__, flat, spec)
+            return apply_flat(self._chain, flat, spec)
         # A sample with masks or boxes goes whole through each transform, as torchvision's
         # Compose: sample-level transforms (SanitizeBoundingBoxes) see the boxes and labels.
         outputs = inputs if len(inputs) > 1 else inputs[0]
@@ -77,7 +79,22 @@ class Compose(_Compose):
         return outputs
 
 
-class _V2:
+    def _chain(self, img):
+        """The transforms on one image; it comes out a tv_tensors Image (or Video) when it went
+        in as one or a transform made it one (v2.ToImage), unless a later one made it something
+        else (ToPureTensor, ToPILImage), as through torchvision's chain of v2 transforms."""
+        kind = type(img) if isinstance(img, (tv.Image, tv.Video)) else None
+        for t in self.transforms:
+            img = self._step(t, img)
+            if isinstance(img, (tv.Image, tv.Video)):
+                kind = type(img)
+            elif isinstance(t, ToPureTensor) or not isinstance(img, (Tensor, _image.Chw)):
+                kind = None
+        out = img.tensor() if isinstance(img, _image.Chw) else img
+        return kind._from(out) if kind is not None and type(out) is Tensor else out
+
+
+class _V2(ModuleMade):
     def __call__(self, *inputs):
         return apply_shared(self.forward, inputs)
 

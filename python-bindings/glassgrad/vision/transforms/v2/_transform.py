@@ -103,6 +103,11 @@ def run_sample(fn: Callable, flat: List[Any], needed: List[bool]) -> List[Any]:
     from .._geometry_log import recording
     from ._follow import follow
     followers = [follows(x) for x in flat]
+    if any(followers) and not any(needed):
+        # Masks or boxes alone (v2.Resize(...)(boxes)): torchvision transforms them by their own
+        # size, so the calls are recorded on a blank one-channel image of that size.
+        flat, needed = flat + [_stand_in(next(x for x in flat if follows(x)))], needed + [True]
+        return run_sample(fn, flat, needed)[:-1]
     start = generator().bit_generator.state
     out, calls = list(flat), None
     for k, (x, n) in enumerate(zip(flat, needed)):
@@ -114,13 +119,16 @@ def run_sample(fn: Callable, flat: List[Any], needed: List[bool]) -> List[Any]:
                 out[k] = rewrapped(x, fn(x))
         else:
             out[k] = rewrapped(x, fn(x))
-    if any(followers):
-        if calls is None:
-            raise TypeError("v2 transform: a sample with tv_tensors.Mask or BoundingBoxes needs an image (a PIL image, "
-                            "tv_tensors.Image or a tensor) for them to follow\n  fix: pass the image with them, e.g. "
-                            "transform(image, {'boxes': boxes, 'labels': labels})")
+    if any(followers):  # an image was transformed (a stand-in one above), so calls holds its geometry
         out = [follow(x, calls) if f else x for x, f in zip(out, followers)]
     return out
+
+
+def _stand_in(x) -> Tensor:
+    """A blank uint8 image (1, H, W) of a mask's or boxes' canvas size."""
+    from ...._tensor import tensor
+    h, w = x.canvas_size if isinstance(x, tv.BoundingBoxes) else x.shape[-2:]
+    return tensor(np.zeros((1, int(h), int(w)), np.uint8))
 
 
 def apply_shared(fn: Callable, inputs: tuple, types: tuple = (Tensor, np.ndarray)) -> Any:

@@ -7,22 +7,24 @@ from __future__ import annotations
 import inspect
 
 from .. import _augment, _augmix, _perspective, autoaugment
+from .... import nn
 from .. import transforms as v1
+from ..transforms import ModuleMade
 from ..functional import v2_kernels
 from . import _fills
-from ._transform import apply_shared, rewrapped
+from ._transform import apply_shared, follows, rewrapped
 
 __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDtype", "FiveCrop", "GaussianBlur",
-           "Grayscale", "Lambda", "Normalize", "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness",
+           "Grayscale", "Normalize", "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness",
            "RandomAffine", "RandomApply", "RandomAutocontrast", "RandomChoice", "RandomCrop", "RandomEqualize",
            "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip", "RandomInvert", "RandomOrder",
            "RandomPerspective", "RandomPosterize", "RandomResizedCrop", "RandomRotation", "RandomSolarize",
            "RandomVerticalFlip", "Resize", "TenCrop", "ToPILImage", "ToTensor", "TrivialAugmentWide"]
 
 
-def _taking_samples(cls: type, keep_type: bool = True) -> type:
-    """cls taking v2's inputs; keep_type: a tv_tensors Image (or Video) comes out as one (v2's
-    kernels rewrap; Lambda returns what its function does)."""
+def _taking_samples(cls: type) -> type:
+    """cls taking v2's inputs; a tv_tensors Image (or Video) comes out as one (v2's kernels
+    rewrap)."""
     init = cls.__init__  # type: ignore[misc]  # the v1 class's own constructor, which __init__ below wraps
     signature = inspect.signature(init)
 
@@ -49,14 +51,19 @@ def _taking_samples(cls: type, keep_type: bool = True) -> type:
 
     def __call__(self, *inputs):
         with v2_kernels(), _fills.active(getattr(self, "fill", None)):
-            if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)):
+            if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)) and not follows(inputs[0]):
                 out = one(self, inputs[0])
-                return rewrapped(inputs[0], out) if keep_type else out
+                return rewrapped(inputs[0], out)
             return apply_shared(lambda image: one(self, image), inputs)
-    members = {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__, "__qualname__": cls.__name__}
+    members: dict = {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__,
+                     "__qualname__": cls.__name__}
     if "fill" in signature.parameters:
         members["__init__"] = __init__
-    return type(cls.__name__, (cls,), members)
+    if cls is v1.Resize:
+        members["_size_none_allowed"] = True
+    # Every v2 transform is an nn.Module (v1's Compose, ToTensor, ... are plain classes).
+    bases = (cls,) if issubclass(cls, nn.Module) else (cls, ModuleMade)
+    return type(cls.__name__, bases, members)
 
 
 AugMix = _taking_samples(_augmix.AugMix)
@@ -80,7 +87,6 @@ RandomSolarize = _taking_samples(_augment.RandomSolarize)
 CenterCrop = _taking_samples(v1.CenterCrop)
 ColorJitter = _taking_samples(v1.ColorJitter)
 Grayscale = _taking_samples(v1.Grayscale)
-Lambda = _taking_samples(v1.Lambda, keep_type=False)
 Normalize = _taking_samples(v1.Normalize)
 Pad = _taking_samples(v1.Pad)
 PILToTensor = _taking_samples(v1.PILToTensor)
