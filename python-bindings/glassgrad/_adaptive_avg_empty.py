@@ -1,10 +1,11 @@
-"""PyTorch's rules for empty sizes in adaptive average pooling (its kernels' checks; an output
-size of 1 everywhere is a mean and is not checked):
+"""PyTorch's rules for empty sizes in adaptive pooling (its kernels' checks; an average whose
+output size is 1 everywhere is a mean and is not checked):
 
 - adaptive_avg_pool2d (and 1d, which is it on (N, C, 1, L)): the input's last two sizes must be
   nonzero (forward); a batched input of 0 channels pools (its output is empty) but its backward
   refuses: the backward kernel wants every size of grad_output after the first nonzero;
-- adaptive_avg_pool3d: every input size after the first must be nonzero (forward)."""
+- adaptive_avg_pool3d and adaptive_max_pool1d/2d/3d: every input size after the first must be
+  nonzero (an unbatched input may have 0 channels)."""
 from __future__ import annotations
 
 from typing import Iterable

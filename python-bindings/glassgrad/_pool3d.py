@@ -23,6 +23,7 @@ import numpy as np
 from . import _C, _args, _autocast
 from ._conv_transpose import int_tuple
 from ._integer_pooling import INTEGRAL, integer_average, integer_max
+from ._adaptive_avg_empty import nonempty_sizes
 from ._pooling import nonempty_planes
 from ._spatial import cat
 from ._tensor import Tensor, tensor
@@ -172,7 +173,7 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     if input.ndim not in (4, 5):
         raise _C.ShapeError(f"{where}: expected a 4-d (C, D, H, W) or 5-d (N, C, D, H, W) input, got "
                             f"{list(input.shape)}\n  fix: add the batch axis, e.g. x.unsqueeze(0)")
-    nonempty_planes(input, where, 3)
+    nonempty_sizes(input, where, range(1, input.ndim))
     sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 3
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     shape = tuple(x.shape[2:])

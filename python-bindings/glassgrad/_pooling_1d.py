@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from . import _C, _args
+from ._adaptive_avg_empty import nonempty_sizes
 from ._pool_indices import max_unpool, window_adaptive_max_pool2d
-from ._pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices, max_pool_dilation, nonempty_planes
+from ._pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices, max_pool_dilation
 from ._spatial import adaptive_avg_pool2d
 from ._tensor import Tensor
 
@@ -101,7 +102,8 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     where = "adaptive_max_pool1d"
     _args.floating_input(input, "adaptive_max_pool2d")  # PyTorch's kernel, named in its error
     n = _one(output_size, "output_size", where, 1)
-    nonempty_planes(input, where, 1)
+    if isinstance(input, Tensor) and input.ndim in (2, 3):  # (other ranks: _as_2d's error)
+        nonempty_sizes(input, where, range(1, input.ndim))
     x, batched = _as_2d(input, where)
     values, indices = window_adaptive_max_pool2d(x, 1, n)
     values, indices = _back(values, batched), _back(indices, batched)
@@ -117,7 +119,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
         raise _C.ShapeError(f"{where}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
                             f"{list(getattr(input, 'shape', [type(input).__name__]))}")
     _args.floating_input(input, where)
-    nonempty_planes(input, where)
+    nonempty_sizes(input, where, range(1, input.ndim))
     h, w = input.shape[-2:]
     sizes: List[Optional[int]] = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
     oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=1)

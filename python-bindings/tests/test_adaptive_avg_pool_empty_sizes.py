@@ -1,6 +1,7 @@
 """Adaptive average pooling of empty sizes, as PyTorch's kernels check them: 2-d (and 1-d) need
 their last two sizes nonzero, a batched input of 0 channels pools but its backward raises;
-3-d needs every size after the first; an output of ones is a mean and takes anything."""
+3-d needs every size after the first; an output of ones is a mean and takes anything. The
+adaptive max poolings need every size after the first (an unbatched input may have 0 channels)."""
 import math
 
 import pytest
@@ -50,3 +51,28 @@ def test_a_mean_output_of_empty_sizes_is_nan():
     y = F.adaptive_avg_pool3d(torch.ones(1, 2, 0, 4, 4), 1)
     assert tuple(y.shape) == (1, 2, 1, 1, 1) and math.isnan(y[0, 0, 0, 0, 0].item())
     assert tuple(F.adaptive_avg_pool3d(torch.ones(1, 0, 2, 4, 4), (1, 1, 1)).shape) == (1, 0, 1, 1, 1)
+
+
+@pytest.mark.parametrize("run,shape,where,dim", [
+    (lambda x: F.adaptive_max_pool2d(x, 2), (1, 0, 4, 4), "adaptive_max_pool2d", 1),
+    (lambda x: F.adaptive_max_pool2d(x, 2), (1, 2, 0, 4), "adaptive_max_pool2d", 2),
+    (lambda x: F.adaptive_max_pool1d(x, 2), (2, 0, 4), "adaptive_max_pool1d", 1),
+    (lambda x: F.adaptive_max_pool3d(x, 2), (1, 0, 2, 4, 4), "adaptive_max_pool3d", 1),
+])
+def test_adaptive_max_pools_refuse_empty_sizes_after_the_first(run, shape, where, dim):
+    with pytest.raises(RuntimeError, match=rf"{where}\(\): Expected input to have non-zero size for non-batch "
+                                           rf"dimensions, but input has sizes .* with dimension {dim} being empty"):
+        run(torch.ones(shape))
+
+
+@pytest.mark.parametrize("run,shape,out", [
+    (lambda x: F.adaptive_max_pool2d(x, 2), (0, 4, 4), (0, 2, 2)),
+    (lambda x: F.adaptive_max_pool1d(x, 2), (0, 4), (0, 2)),
+    (lambda x: F.adaptive_max_pool3d(x, 2), (0, 2, 4, 4), (0, 2, 2, 2)),
+])
+def test_adaptive_max_pools_of_unbatched_zero_channels_run(run, shape, out):
+    x = torch.ones(shape, requires_grad=True)
+    y = run(x)
+    assert tuple(y.shape) == out
+    y.sum().backward()
+    assert tuple(x.grad.shape) == shape

@@ -1,5 +1,6 @@
 """A module's backward pre-hook and full backward hook see None in grad_output for an output the
-loss did not use, as PyTorch's; a pre-hook may put a gradient there, which then flows."""
+loss did not use, as PyTorch's; a pre-hook may put a gradient there, which then flows. An input
+that needs no gradient stays so through the hooks (zeros in grad_input)."""
 import glassgrad.torch as torch
 from glassgrad.torch import nn
 
@@ -32,3 +33,18 @@ def test_a_pre_hook_may_give_an_unused_output_a_gradient():
     x, _, _ = m(a)
     x.sum().backward()
     assert a.grad.tolist() == [23.0, 23.0]  # 1 * 2 + 7 * 3
+
+
+def test_an_input_needing_no_gradient_stays_so_through_the_hooks():
+    class Pair(nn.Module):
+        def forward(self, a, b):
+            return a * 2, b * 3
+
+    seen = []
+    m = Pair()
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append((_listed(gi), _listed(go))))
+    a = torch.ones(2, requires_grad=True)
+    x, y = m(a, torch.ones(2))
+    assert not y.requires_grad
+    (x.sum() + y.sum()).backward()
+    assert seen == [([[2.0, 2.0], [0.0, 0.0]], [[1.0, 1.0], None])]

@@ -107,6 +107,8 @@ class _InputHook(Function):
     @staticmethod
     def forward(ctx, state: _State, slots: List[int], needs: List[bool], *inputs):
         ctx.state, ctx.slots, ctx.needs = state, slots, needs
+        # as PyTorch's BackwardHookFunction: a copy of an input that needs no gradient needs none either
+        ctx.mark_non_differentiable(*(x for x, need in zip(inputs, needs) if not need))
         return inputs
 
     @staticmethod
@@ -126,7 +128,7 @@ def wrap_inputs(module, args: tuple):
     if not needs or not full_hooks(module):
         return args, state
     # every floating tensor goes through, as in PyTorch: one that needs no gradient of its own
-    # then gets one in grad_input too (its copy is part of a graph that needs gradients)
+    # gets zeros in grad_input (its copy needs no gradient either)
     slots = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a.dtype.is_floating_point]
     routed = _InputHook.apply(state, slots, [_needs_grad(args[i]) for i in slots], *(args[i] for i in slots))
     new = list(args)
