@@ -7,6 +7,7 @@ allows), Cat (_spatial.cat), Where and MatMul, so their gradients come from thos
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 import warnings
 from typing import Optional, Sequence
@@ -670,9 +671,29 @@ def _scaled(x: Tensor, k) -> Tensor:
     return x if k == 1 else mul(x, k)
 
 
+def _integral_coefficients(where: str, operand: Tensor, beta, alpha, refuse: bool = False):
+    """(beta, alpha) for a product of integer (or bool) operands, where PyTorch documents that they
+    should be integers: a float one is truncated to an int (addmm, addmv, baddbmm, addbmm keep
+    their integer dtype: addmm(ints, ints, ints, beta=0.5) is mat1 @ mat2), or with refuse=True
+    (addr) PyTorch's RuntimeError."""
+    if operand.dtype.is_floating_point or operand.dtype.is_complex:
+        return beta, alpha
+    out = []
+    for name, k in (("beta", beta), ("alpha", alpha)):
+        if isinstance(k, numbers.Real) and not isinstance(k, numbers.Integral):
+            if refuse:
+                raise _C.InvalidArgumentError(f"For integral input tensors, argument {name} must not be a floating point "
+                                              f"number.\n  {where}: {name}={k!r}, the operands are {operand.dtype}\n"
+                                              f"  fix: an int {name}, or float operands")
+            k = math.trunc(k)
+        out.append(k)
+    return out[0], out[1]
+
+
 @_autocast.op("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) (torch.addmm); beta=0 ignores input (NaN included)."""
+    beta, alpha = _integral_coefficients("addmm", mat1, beta, alpha)
     return _add_product(input, _scaled(mm(mat1, mat2), alpha), beta, "AddmmBackward0", mat1, mat2)
 
 
@@ -690,12 +711,14 @@ def _add_product(input: Tensor, prod: Tensor, beta, node: str, *operands) -> Ten
 @_autocast.op("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2) batch by batch (torch.baddbmm)."""
+    beta, alpha = _integral_coefficients("baddbmm", batch1, beta, alpha)
     return _add_product(input, _scaled(bmm(batch1, batch2), alpha), beta, "BaddbmmBackward0", batch1, batch2)
 
 
 @_autocast.op("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec) (torch.addmv)."""
+    beta, alpha = _integral_coefficients("addmv", mat, beta, alpha)
     prod = _scaled(mv(mat, vec), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
@@ -703,6 +726,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
 @_autocast.op("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b] (torch.addbmm)."""
+    beta, alpha = _integral_coefficients("addbmm", batch1, beta, alpha)
     prod = _scaled(_sum(bmm(batch1, batch2), 0), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
@@ -1198,6 +1222,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 @_autocast.op("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2) (torch.addr); beta=0 ignores input's values."""
+    beta, alpha = _integral_coefficients("addr", vec1, beta, alpha, refuse=True)
     prod = _scaled(outer(vec1, vec2), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 

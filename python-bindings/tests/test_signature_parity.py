@@ -67,8 +67,8 @@ ALLOWED = {
     # glassgrad does (x.where(c, other=y)).
     'Tensor.where': "no parameter y; positional 1 is other, torch's is y",
     # Deprecated overloads glassgrad does not take: add/sub(input, alpha, other) with a positional
-    # alpha, matrix_rank's tol and pinv's rcond; std/var's unbiased=None reads as torch's True unless
-    # correction is given (the same results).
+    # alpha; std/var's unbiased=None reads as torch's True unless correction is given (the same
+    # results).
     'torch.add': "takes 2 positional arguments, torch's (input, other, alpha) 3; takes 2 positional arguments, torch's (input, other, alpha, out) 3",
     'torch.sub': "takes 2 positional arguments, torch's (input, other, alpha) 3; takes 2 positional arguments, torch's (input, other, alpha, out) 3",
     'torch.subtract': "takes 2 positional arguments, torch's (input, other, alpha) 3",
@@ -78,8 +78,8 @@ ALLOWED = {
     'Tensor.sub_': "takes 1 positional arguments, torch's (other, alpha) 2",
     'Tensor.subtract': "takes 1 positional arguments, torch's (other, alpha) 2",
     'Tensor.subtract_': "takes 1 positional arguments, torch's (other, alpha) 2",
-    'linalg.matrix_rank': "no parameter input; no parameter tol; positional 0 is A, torch's is input; takes 1 positional arguments, torch's (input, tol, hermitian) 3; takes 1 positional arguments, torch's (input, tol, hermitian, out) 3",
-    'linalg.pinv': "no parameter input; no parameter rcond; positional 0 is A, torch's is input; takes 1 positional arguments, torch's (input, rcond, hermitian) 3; takes 1 positional arguments, torch's (input, rcond, hermitian, out) 3",
+    'linalg.matrix_rank': "no parameter input; positional 0 is A, torch's is input",
+    'linalg.pinv': "no parameter input; positional 0 is A, torch's is input",
     'torch.std': "unbiased defaults to None, torch's to True or True or True",
     'torch.var': "unbiased defaults to None, torch's to True or True or True",
     'torch.std_mean': "unbiased defaults to None, torch's to True or True",

@@ -68,6 +68,12 @@ REFUSED = [  # (call, PyTorch's exception type)
     (lambda m: m.norm_except_dim(m.ones(0, 3), 2, 0), RuntimeError),
     (lambda m: m.norm_except_dim(m.ones(2, 0, 3), 2, 1), RuntimeError),
     (lambda m: m.mvlgamma(m.ones(2, dtype=m.bool), 1), RuntimeError),
+    (lambda m: m.linalg.vecdot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)), RuntimeError),
+    (lambda m: m.linalg.vecdot(m.ones(2), m.ones(2, dtype=m.float64)), RuntimeError),
+    (lambda m: m.addr(m.ones(2, 2, dtype=m.int64), m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64), beta=0.5),
+     RuntimeError),
+    (lambda m: m.addr(m.ones(2, 2, dtype=m.int64), m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64), alpha=1.5),
+     RuntimeError),
 ]
 
 
@@ -188,3 +194,46 @@ def test_lu_unpack_flags_leave_parts_empty():
 def test_norm_except_dim_of_empty_others():
     assert tuple(gg.norm_except_dim(gg.ones(3, 0), 2, 0).shape) == (3, 1)
     assert gg.norm_except_dim(gg.ones(3, 0), 2, 0).tolist() == [[0.0], [0.0], [0.0]]
+
+
+def test_cond_of_a_singular_matrix_in_a_batch():
+    inf = float("inf")
+    a = gg.tensor([[[1.0, 2.0], [2.0, 4.0]], [[4.0, 1.0], [2.0, 3.0]]], dtype=gg.float64)
+    # 'fro', 1, -1, inf, -inf: norm(A) * norm(inv(A)), inf where A is singular
+    inv = np.linalg.inv(a.numpy()[1])
+    for p, want in (("fro", np.linalg.norm(a.numpy()[1]) * np.linalg.norm(inv)), (1, 3.0), (-1, 2.0),
+                    (inf, 3.0), (-inf, np.abs(a.numpy()[1]).sum(1).min() * np.abs(inv).sum(1).min())):
+        got = gg.linalg.cond(a, p).tolist()
+        assert got[0] == inf and got[1] == pytest.approx(want, rel=1e-10), p
+    # 'nuc': sum(s) * sum(1 / s) from the singular values
+    s = np.linalg.svd(a.numpy()[1], compute_uv=False)
+    assert gg.linalg.cond(a, "nuc").tolist()[1] == pytest.approx(s.sum() * (1 / s).sum(), rel=1e-10)
+    assert gg.linalg.cond(a, "nuc").tolist()[0] > 1e12
+
+
+def test_pinv_rcond_and_matrix_rank_tol_overloads():
+    a = gg.tensor([[4.0, 1.0], [2.0, 3.0]], dtype=gg.float64)  # singular values 5.117, 1.954
+    # rcond is rtol with atol=0: 0.5 * 5.117 > 1.954 drops the smaller singular value
+    u, s, vh = np.linalg.svd(a.numpy())
+    want = np.outer(vh[0], u[:, 0]) / s[0]
+    np.testing.assert_allclose(gg.linalg.pinv(a, 0.5).numpy(), want, rtol=1e-10)
+    np.testing.assert_allclose(gg.linalg.pinv(a, rcond=0.5).numpy(), want, rtol=1e-10)
+    np.testing.assert_allclose(gg.linalg.pinv(a, rcond=0.1).numpy(), np.linalg.inv(a.numpy()), rtol=1e-10)
+    # tol is atol with rtol=0
+    assert gg.linalg.matrix_rank(a, tol=3.0).item() == 1
+    assert gg.linalg.matrix_rank(a, 1.0).item() == 2
+    with pytest.raises(TypeError):
+        gg.linalg.matrix_rank(a, 1.0, atol=1.0)
+
+
+def test_integer_products_truncate_float_coefficients():
+    o = gg.ones(2, 2, dtype=gg.int64)
+    # beta=0.5 -> 0 (input ignored), alpha=1.5 -> 1, as PyTorch's; the dtype stays int64
+    for got, want in ((gg.addmm(o, o, o, beta=0.5), [[2, 2], [2, 2]]), (gg.addmm(o, o, o, alpha=1.5), [[3, 3], [3, 3]]),
+                      (gg.addmv(o[0], o, o[0], beta=0.5), [2, 2]),
+                      (gg.baddbmm(o[None], o[None], o[None], alpha=1.5), [[[3, 3], [3, 3]]]),
+                      (gg.addbmm(o, o[None], o[None], alpha=2.5), [[5, 5], [5, 5]]),
+                      (o.clone().addmm_(o, o, beta=0.5), [[2, 2], [2, 2]])):
+        assert got.dtype == gg.int64 and got.tolist() == want
+    f = gg.ones(2, 2)
+    assert gg.addmm(f, f, f, beta=0.5).tolist() == [[2.5, 2.5], [2.5, 2.5]]  # floats keep the float

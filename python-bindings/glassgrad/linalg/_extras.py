@@ -87,9 +87,12 @@ def matrix_exp(A: Tensor) -> Tensor:
 
 
 def cond(A: Tensor, p=None, *, out=None) -> Tensor:
-    """torch.linalg.cond: sigma_max / sigma_min for p None or 2 (-2: the inverse ratio), else
-    norm(A, p) * norm(inv(A), p) for square A ('fro', 'nuc', 1, -1, inf, -inf)."""
-    from ._lu import inv
+    """torch.linalg.cond: sigma_max / sigma_min for p None or 2 (-2: the inverse ratio); for 'nuc'
+    sum(sigma) * sum(1 / sigma), from the singular values as PyTorch's; else norm(A, p) *
+    norm(inv(A), p) for square A ('fro', 1, -1, inf, -inf), inf for a singular matrix of a batch
+    (PyTorch fills the failed inverse with inf) instead of inv's error."""
+    from .. import functional as F
+    from ._lu import inv_ex
     from ._norms import matrix_norm
     from ._spectral import svdvals
     check_matrix(A, "cond", square=False)
@@ -99,9 +102,15 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     if p in (None, 2, -2):
         s = svdvals(A)
         r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-    elif p in ("fro", "nuc", 1, -1, math.inf, -math.inf):
+    elif p == "nuc":
         check_matrix(A, "cond")
-        r = matrix_norm(A, p) * matrix_norm(inv(A), p)
+        sv: Tensor = svdvals(A)
+        r = sv.sum(-1) * sv.reciprocal().sum(-1)  # type: ignore[attr-defined]  # Tensor's methods are bound at import
+    elif p in ("fro", 1, -1, math.inf, -math.inf):
+        check_matrix(A, "cond")
+        inverse, info = inv_ex(A)
+        singular = info.gt(0).unsqueeze(-1).unsqueeze(-1)  # type: ignore[attr-defined]  # bound at import
+        r = matrix_norm(A, p) * matrix_norm(F.where(singular, math.inf, inverse), p)
     else:
         raise _C.InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}\n  fix: None, 'fro', 'nuc', 1, -1, "
                                       "2, -2, inf or -inf")

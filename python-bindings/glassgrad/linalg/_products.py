@@ -6,7 +6,7 @@ from .. import _C, _autocast
 from .._factories import eye
 from .._shapes import cross as _cross
 from .._tensor import Tensor
-from ._checks import into
+from ._checks import check_same_dtype, into
 
 
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
@@ -56,7 +56,13 @@ def multi_dot(tensors, *, out=None) -> Tensor:
 
 @_autocast.op("vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
-    """torch.linalg.vecdot: sum(x * y) over dim (real inputs)."""
+    """torch.linalg.vecdot: sum(x * y) over dim (real floating inputs: integers and bools are
+    PyTorch's RuntimeError)."""
+    check_same_dtype(x, y, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type {a} and y "
+                           "of type {b} instead")
+    if not x.dtype.is_floating_point:
+        raise _C.DTypeError(f"linalg.vecdot: Expected a floating point or complex tensor as input. Got {x.dtype}\n"
+                            f"  fix: x.float(), y.float()")
     r = (x * y).sum(dim)
     return into(out, r)
 

@@ -85,15 +85,20 @@ def _eps(A: Tensor) -> float:
     return 2.220446049250313e-16 if A.dtype == "float64" else 1.1920928955078125e-07
 
 
-def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
+def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
     """torch.linalg.pinv: the pseudo-inverse [..., n, m]. Singular values (eigenvalues' magnitudes
     when hermitian) at most max(atol, rtol * the largest) count as zero; rtol defaults to
-    eps * max(m, n), or to 0 when only atol > 0 is given, as PyTorch's. A matrix of full rank by
+    eps * max(m, n), or to 0 when only atol > 0 is given, as PyTorch's. PyTorch's older overload
+    pinv(A, rcond, hermitian) is rtol=rcond with atol=0. A matrix of full rank by
     that tolerance: R^-1 Q^T from A's QR (m >= n), or its transpose for the transpose (m < n); one
     of lower rank: through the SVD (or eigh), with the pseudo-inverse's own gradient (_pinv_svd.py)."""
     from ._cholesky import solve_triangular
     from ._pinv_svd import full_rank, pinv_low_rank, tolerances
     check_matrix(A, "pinv", square=False)
+    if rcond is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg.pinv() takes rcond or atol/rtol, not both\n  fix: linalg.pinv(A, rtol=rcond)")
+        atol, rtol = 0.0, rcond
     if min(A.shape[-2], A.shape[-1]) == 0:  # no singular values: the pseudo-inverse is zeros [..., n, m]
         return into(out, zeros(*A.shape[:-2], A.shape[-1], A.shape[-2], dtype=A.dtype, device=A.device))
     atol_, rtol_ = tolerances(A, atol, rtol, "pinv")

@@ -149,10 +149,15 @@ def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     return into(out, svd(A, full_matrices=False).S, "linalg.svdvals")
 
 
-def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
+def matrix_rank(A: Tensor, tol=None, hermitian: bool = False, *, atol=None, rtol=None, out=None) -> Tensor:
     """torch.linalg.matrix_rank: the number of singular values above max(atol, rtol * S_max);
-    rtol defaults to eps * max(m, n) when neither is given, as PyTorch's."""
+    rtol defaults to eps * max(m, n) when neither is given, as PyTorch's. PyTorch's older overload
+    matrix_rank(A, tol, hermitian) is atol=tol with rtol=0."""
     check_matrix(A, "matrix_rank", square=False)
+    if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg.matrix_rank() takes tol or atol/rtol, not both\n  fix: linalg.matrix_rank(A, atol=tol)")
+        atol, rtol = tol, 0.0
     s = eigvalsh(A).abs() if hermitian else svdvals(A)
     s = s.detach()
     eps = 2.220446049250313e-16 if A.dtype == "float64" else 1.1920928955078125e-07
