@@ -1,0 +1,281 @@
+"""Every nn layer built over many constructor arguments (tuples or ints, strings, keywords or
+positions, dtype=float64/float16, factory kwargs, losses' legacy size_average/reduce), the same
+text run with glassgrad's nn and PyTorch's: print(model) text, state_dict keys, shapes and dtypes,
+named_parameters / named_buffers and the module tree must agree; and the default initialization
+of the larger layers (seeded; glassgrad's random stream is its own) has PyTorch's bounds and
+spread. Skipped without torch."""
+import warnings
+
+import numpy as np
+import pytest
+
+import glassgrad.torch as gt
+
+torch = pytest.importorskip("torch")
+
+CASES = [
+    'Linear(3, 4, dtype=torch.float64)',
+    "Linear(3, 4, device='cpu')",
+    'Linear(3, 4, bias=False, dtype=torch.float16)',
+    'Bilinear(2, 3, 4, dtype=torch.float64)',
+    "Conv1d(2, 4, 3, stride=2, padding=1, dilation=2, groups=2, bias=False, padding_mode='replicate')",
+    'Conv1d(2, 4, (3,), stride=(2,), padding=(1,))',
+    "Conv1d(2, 4, 3, padding='same', padding_mode='circular')",
+    'Conv2d(2, 4, 3, stride=(1, 2))',
+    'Conv2d(2, 4, 3, padding=(1, 0))',
+    'Conv2d(2, 4, 3, dilation=(2, 1))',
+    "Conv2d(2, 4, 3, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros')",
+    "Conv2d(2, 4, 3, padding='same', dilation=2)",
+    'Conv2d(2, 4, (1, 1))',
+    'Conv2d(2, 4, 1, dtype=torch.float64)',
+    "Conv3d(2, 4, (1, 2, 3), padding=(0, 1, 0), padding_mode='reflect')",
+    "Conv3d(2, 4, 3, padding='same', bias=False)",
+    'ConvTranspose1d(2, 4, 3, stride=2, output_padding=1, groups=2, dilation=2, padding=1)',
+    'ConvTranspose2d(2, 4, 3, output_padding=0)',
+    'ConvTranspose2d(2, 4, (3, 2), stride=(2, 1), output_padding=(1, 0))',
+    'ConvTranspose2d(2, 4, 3, dilation=(2, 2))',
+    'ConvTranspose3d(2, 4, 3, stride=2, output_padding=1, padding=1, bias=False)',
+    'Embedding(10, 3, padding_idx=2)',
+    'Embedding(10, 3, max_norm=2.0)',
+    'Embedding(10, 3, norm_type=1.0)',
+    'Embedding(10, 3, scale_grad_by_freq=True)',
+    'Embedding(10, 3, sparse=True)',
+    'Embedding(10, 3, dtype=torch.float64)',
+    "EmbeddingBag(10, 3, mode='max')",
+    "EmbeddingBag(10, 3, mode='mean', padding_idx=-1)",
+    'EmbeddingBag(10, 3, scale_grad_by_freq=True, sparse=True)',
+    'EmbeddingBag(10, 3, norm_type=1.0, max_norm=1.0)',
+    'EmbeddingBag(10, 3, include_last_offset=True)',
+    'BatchNorm1d(3, momentum=0.2)',
+    'BatchNorm1d(3, affine=False, track_running_stats=False)',
+    'BatchNorm2d(3, dtype=torch.float64)',
+    'BatchNorm2d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)',
+    'BatchNorm3d(3, momentum=None)',
+    'InstanceNorm1d(3, eps=1e-3, momentum=0.2)',
+    'InstanceNorm2d(3, affine=True)',
+    'InstanceNorm2d(3, track_running_stats=True)',
+    'InstanceNorm3d(3, momentum=None, affine=False, track_running_stats=True)',
+    'LayerNorm(4, elementwise_affine=True, bias=False)',
+    'LayerNorm([4], eps=1e-3)',
+    'LayerNorm(torch.Size([2, 3]))',
+    'LayerNorm(4, dtype=torch.float64)',
+    'GroupNorm(1, 4, eps=1e-3)',
+    'GroupNorm(4, 4, dtype=torch.float64)',
+    'RMSNorm(4, eps=None)',
+    'RMSNorm((4,), eps=1e-6)',
+    'RMSNorm(torch.Size([4]))',
+    'LocalResponseNorm(2, alpha=1e-3)',
+    'MaxPool1d(3, stride=2)',
+    'MaxPool1d(3, 2, 1)',
+    'MaxPool2d((2, 3), stride=(1, 2), padding=(1, 1), dilation=(1, 2))',
+    'MaxPool2d(2, return_indices=True)',
+    'MaxPool2d(kernel_size=2, stride=None)',
+    'MaxPool3d((1, 2, 2), stride=(1, 2, 2))',
+    'AvgPool1d(3, stride=2, padding=1)',
+    'AvgPool1d(3, ceil_mode=True, count_include_pad=False)',
+    'AvgPool2d((2, 3), stride=(1, 2), padding=(1, 0))',
+    'AvgPool2d(2, divisor_override=None)',
+    'AvgPool3d(2, stride=1, divisor_override=2)',
+    'AvgPool3d((1, 2, 2))',
+    'AdaptiveAvgPool1d(5)',
+    'AdaptiveAvgPool2d((3, None))',
+    'AdaptiveAvgPool2d([3, 4])',
+    'AdaptiveAvgPool3d((None, 2, 3))',
+    'AdaptiveMaxPool1d(3, return_indices=True)',
+    'AdaptiveMaxPool2d((None, 3))',
+    'AdaptiveMaxPool3d(2, return_indices=True)',
+    'LPPool1d(1.5, 2, stride=1, ceil_mode=True)',
+    'LPPool2d(3, 2)',
+    'LPPool3d(2, (1, 2, 2), stride=1)',
+    'FractionalMaxPool2d((2, 3), output_size=(3, 4), return_indices=True)',
+    'FractionalMaxPool2d(3, output_ratio=(0.5, 0.7))',
+    'FractionalMaxPool3d(2, output_ratio=0.5)',
+    'MaxUnpool1d(3, stride=2, padding=1)',
+    'MaxUnpool2d((2, 3))',
+    'MaxUnpool3d(2, stride=(1, 2, 2))',
+    'ReflectionPad1d((1, 2))',
+    'ReflectionPad2d(1)',
+    'ReflectionPad3d((1, 1, 2, 2, 0, 0))',
+    'ReplicationPad1d(2)',
+    'ReplicationPad2d([1, 2, 3, 4])',
+    'ReplicationPad3d(1)',
+    'ZeroPad1d((0, 2))',
+    'ZeroPad2d(3)',
+    'ZeroPad3d((1, 2, 3, 4, 5, 6))',
+    'ConstantPad1d(2, 0.5)',
+    'ConstantPad2d((1, 0, 2, 0), -1)',
+    'ConstantPad3d(1, 0)',
+    'CircularPad1d((1, 0))',
+    'CircularPad2d(2)',
+    'CircularPad3d((1, 1, 1, 1, 1, 1))',
+    'Dropout(p=0.3)',
+    'Dropout(0.5, True)',
+    'Dropout1d(0.1)',
+    'Dropout2d(p=0.0)',
+    'Dropout3d(1.0)',
+    'AlphaDropout(0.25)',
+    'FeatureAlphaDropout(0.3, inplace=False)',
+    'Flatten(start_dim=2, end_dim=-2)',
+    'Unflatten(1, torch.Size([2, 3]))',
+    'Unflatten(-1, (2, -1))',
+    'PixelShuffle(upscale_factor=3)',
+    'PixelUnshuffle(downscale_factor=2)',
+    'ChannelShuffle(groups=3)',
+    'Upsample(size=4)',
+    "Upsample(size=(3, 4, 5), mode='trilinear')",
+    "Upsample(scale_factor=2, mode='nearest-exact')",
+    "Upsample(scale_factor=(2.0, 3.0), mode='bilinear')",
+    "Upsample(scale_factor=2, mode='linear', align_corners=False)",
+    "Upsample(scale_factor=0.5, mode='area')",
+    'Upsample(scale_factor=2, recompute_scale_factor=True)',
+    'UpsamplingNearest2d(size=3)',
+    'UpsamplingBilinear2d(scale_factor=2)',
+    'UpsamplingBilinear2d(scale_factor=(2, 3))',
+    'UpsamplingNearest2d(scale_factor=2.5)',
+    'CosineSimilarity(dim=-1)',
+    'PairwiseDistance(p=3, eps=0.1)',
+    'PairwiseDistance(keepdim=True)',
+    'Softmax(dim=-1)',
+    'Softmax(None)',
+    'LogSoftmax(2)',
+    'Softmin(dim=0)',
+    'GLU(-2)',
+    'ELU(alpha=1.0)',
+    'ELU(0.1)',
+    'CELU(alpha=0.5)',
+    'SELU(True)',
+    "GELU('none')",
+    'Hardshrink(lambd=0.1)',
+    'Softshrink(lambd=0.5)',
+    'Hardtanh(min_val=-0.5, max_val=0.5)',
+    'Hardtanh(-1., 1., False)',
+    'LeakyReLU(negative_slope=0.01)',
+    'LeakyReLU(0.1, False)',
+    'PReLU(num_parameters=4, init=0.0)',
+    'PReLU(dtype=torch.float64)',
+    'RReLU(lower=0.2, upper=0.4)',
+    'Softplus(beta=1.0, threshold=20.0)',
+    'Softplus(beta=0.5)',
+    'Threshold(0.1, 0.0)',
+    'Threshold(threshold=-1, value=-2, inplace=True)',
+    'ReLU(False)',
+    'ReLU6(True)',
+    'Tanh()',
+    'Sigmoid()',
+    'MultiheadAttention(8, 4, dropout=0.2, bias=True, add_bias_kv=False, add_zero_attn=True)',
+    'MultiheadAttention(8, 2, kdim=8, vdim=8)',
+    'MultiheadAttention(8, 2, kdim=3)',
+    'MultiheadAttention(8, 2, batch_first=True, dtype=torch.float64)',
+    "RNN(3, 4, 1, 'tanh', True, False, 0.0, False)",
+    'RNN(3, 4, num_layers=3, bidirectional=True)',
+    "RNN(input_size=3, hidden_size=4, nonlinearity='relu')",
+    'LSTM(3, 4, num_layers=2, proj_size=3, bidirectional=True)',
+    'LSTM(3, 4, bias=False, dropout=0.3)',
+    'LSTM(input_size=3, hidden_size=4, batch_first=True)',
+    'GRU(3, 4, bidirectional=True, batch_first=True)',
+    'GRU(3, 4, 2, bias=False)',
+    'GRU(3, 4, dtype=torch.float64)',
+    "RNNCell(3, 4, nonlinearity='tanh')",
+    'LSTMCell(3, 4, bias=False)',
+    'GRUCell(3, 4, dtype=torch.float64)',
+    'TransformerEncoderLayer(8, 2)',
+    "TransformerEncoderLayer(8, 2, 16, 0.1, 'relu', 1e-5, True, True)",
+    'TransformerEncoderLayer(8, 2, 16, activation=torch.nn.functional.gelu)',
+    "TransformerDecoderLayer(8, 2, 16, dropout=0.0, activation='gelu', norm_first=True, bias=False)",
+    'TransformerDecoderLayer(8, 2, 16, batch_first=True, layer_norm_eps=1e-6)',
+    'Transformer(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=1, dim_feedforward=16, dropout=0.0)',
+    'Transformer(8, 2, 1, 1, 16, batch_first=True, norm_first=True, bias=False)',
+    "Transformer(8, 2, 1, 1, 16, activation='gelu')",
+    "L1Loss(reduction='sum')",
+    'L1Loss(size_average=False)',
+    'MSELoss(reduce=False)',
+    "MSELoss(reduction='none')",
+    'BCELoss(size_average=True, reduce=True)',
+    "BCEWithLogitsLoss(reduction='mean')",
+    'CrossEntropyLoss(ignore_index=-1)',
+    'CrossEntropyLoss(label_smoothing=0.2)',
+    "CrossEntropyLoss(reduction='none')",
+    "NLLLoss(ignore_index=0, reduction='sum')",
+    "KLDivLoss(reduction='batchmean', log_target=True)",
+    "HuberLoss(reduction='sum', delta=0.5)",
+    "SmoothL1Loss(beta=0.5, reduction='none')",
+    "SoftMarginLoss(reduction='sum')",
+    "CTCLoss(blank=1, reduction='sum', zero_infinity=True)",
+    'CosineEmbeddingLoss(margin=0.5)',
+    "HingeEmbeddingLoss(margin=2.0, reduction='sum')",
+    'MarginRankingLoss(margin=0.1)',
+    "MultiLabelMarginLoss(reduction='none')",
+    "MultiMarginLoss(p=1, margin=2.0, reduction='sum')",
+    "PoissonNLLLoss(log_input=False, full=True, eps=1e-6, reduction='sum')",
+    "GaussianNLLLoss(full=True, eps=1e-3, reduction='sum')",
+    "TripletMarginLoss(margin=0.5, p=1.0, eps=1e-5, swap=True, reduction='sum')",
+    'TripletMarginWithDistanceLoss(margin=2.0, swap=True)',
+    'TripletMarginWithDistanceLoss(distance_function=torch.nn.PairwiseDistance())',
+    'TripletMarginWithDistanceLoss(distance_function=torch.nn.functional.cosine_similarity)',
+    'AdaptiveLogSoftmaxWithLoss(16, 20, [5, 10, 15], div_value=4.0)',
+    'Identity(3, x=4)',
+    'Fold((4, 4), 2, dilation=1, padding=0, stride=1)',
+    'Fold(output_size=5, kernel_size=(2, 3), dilation=(1, 2), padding=(1, 0), stride=(2, 1))',
+    'Unfold(2)',
+    'Unfold(kernel_size=(2, 2), dilation=2)',
+    'Softmax2d()',
+    'Tanhshrink()',
+    'Mish(True)',
+    'Hardswish(True)',
+    'Hardsigmoid(False)',
+    'SiLU(inplace=False)',
+    'LogSigmoid()',
+    'Softsign()',
+    'SyncBatchNorm(4, process_group=None)',
+    'CrossMapLRN2d(3, 1e-4, 0.75, 1)',
+]
+
+INIT_CASES = [
+    "Linear(300, 200)", "Bilinear(20, 30, 40)", "Conv1d(20, 40, 5)", "Conv2d(16, 32, 3, groups=4)",
+    "Conv3d(8, 16, 3)", "ConvTranspose1d(20, 40, 5)", "ConvTranspose2d(16, 32, 3, groups=4)",
+    "ConvTranspose3d(8, 16, 3)", "Embedding(1000, 30, padding_idx=3)", "EmbeddingBag(1000, 30)",
+    "MultiheadAttention(64, 4, kdim=32, vdim=16)", "RNN(30, 40)", "LSTM(30, 40, proj_size=20)",
+    "GRU(30, 40, num_layers=2)", "LSTMCell(30, 40)", "GRUCell(30, 40)", "TransformerEncoderLayer(64, 4, 128)",
+    "AdaptiveLogSoftmaxWithLoss(64, 100, [20, 50])", "PReLU(100)", "BatchNorm1d(100)", "LayerNorm(100)",
+]
+
+
+def _build(lib, text):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lib.manual_seed(0)
+        return eval("lib.nn." + text.replace("torch.", "lib."), {"lib": lib})
+
+
+def _surface(m) -> dict:
+    def dtype(t):
+        return str(t.dtype).rpartition(".")[2]
+    return dict(
+        repr=repr(m).replace("glassgrad.", "torch."),
+        state_dict=[(k, tuple(v.shape), dtype(v)) for k, v in m.state_dict().items()],
+        parameters=[(k, tuple(p.shape), dtype(p), p.requires_grad) for k, p in m.named_parameters()],
+        buffers=[(k, tuple(b.shape), dtype(b)) for k, b in m.named_buffers()],
+        modules=[(k, type(v).__name__) for k, v in m.named_modules()],
+    )
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_constructed_layer_matches_torch(text):
+    assert _surface(_build(gt, text)) == _surface(_build(torch, text))
+
+
+@pytest.mark.parametrize("text", INIT_CASES)
+def test_default_initialization_has_torchs_bounds_and_spread(text):
+    ours = {k: v.detach().double().numpy() for k, v in _build(gt, text).state_dict().items()}
+    theirs = {k: v.detach().double().numpy() for k, v in _build(torch, text).state_dict().items()}
+    assert list(ours) == list(theirs)
+    for k, want in theirs.items():
+        got = ours[k]
+        if want.size < 200 or np.all(want == want.flat[0]):  # constants (ones, zeros) compare exactly
+            if np.all(want == want.flat[0]):
+                np.testing.assert_array_equal(got, want, err_msg=f"{text}: {k}")
+            continue
+        bound = np.abs(want).max()
+        assert np.abs(got).max() <= bound * 1.05 + 1e-12, (text, k)
+        assert got.std() == pytest.approx(want.std(), rel=0.15), (text, k)
+        assert np.mean(got == 0) == pytest.approx(np.mean(want == 0), abs=0.02), (text, k)
