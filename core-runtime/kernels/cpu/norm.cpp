@@ -31,14 +31,18 @@
 //
 // Per-channel sums are accumulated in double for both dtypes. Channels (groups for GroupNorm)
 // are independent and split across threads with parallel_for (each thread owns whole channels,
-// so results do not depend on the thread count).
+// so results do not depend on the thread count). The loops over one run (the sums, the affine
+// output and BatchNorm2DBackward's dx) are norm_loops.h's, compiled per instruction set.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
+#include "cpu/norm_loops.h"
 #include "cpu/registration.h"
 #include "glassgrad/autodiff/families/norm.h"
 #include "glassgrad/autodiff/fusion.h"
+#include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -59,96 +63,34 @@ inline void for_each_run(const Dims& d, int64_t c, F&& f) {
   for (int64_t n = 0; n < d.n; ++n) f((n * d.c + c) * d.i);
 }
 
-// y = x * scale + shift over channel c; with relu, y = max(that, 0) (attrs "activation").
-// y = x*scale + shift (+ residual, when given; rounded to T first), then ReLU when relu.
+// The loops of this CPU's instruction set (norm_loops.h; every copy gives the same bits).
+template <typename T>
+const cpu::NormLoops<T>& loops() {
+  static const cpu::NormLoops<T>& l = []() -> const cpu::NormLoops<T>& {
+    const CpuIsa isa = cpu_isa();
+    if constexpr (std::is_same_v<T, float>) {
+      return isa == CpuIsa::Avx512 ? cpu::norm_loops_avx512::loops_f32()
+             : isa == CpuIsa::Avx2 ? cpu::norm_loops_avx2::loops_f32()
+                                   : cpu::norm_loops_generic::loops_f32();
+    } else {
+      return isa == CpuIsa::Avx512 ? cpu::norm_loops_avx512::loops_f64()
+             : isa == CpuIsa::Avx2 ? cpu::norm_loops_avx2::loops_f64()
+                                   : cpu::norm_loops_generic::loops_f64();
+    }
+  }();
+  return l;
+}
+
+// y = x*scale + shift over channel c (+ residual, when given; rounded to T first), then ReLU
+// when relu (attrs "activation").
 template <typename T>
 void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, double shift, bool relu,
                   const T* residual = nullptr) {
   const T s = static_cast<T>(scale), b = static_cast<T>(shift);
+  const auto affine = loops<T>().affine;
   for_each_run(d, c, [&](int64_t off) {
-    const T* xr = x + off;
-    T* yr = y + off;
-    if (residual) {
-      const T* rr = residual + off;
-      for (int64_t i = 0; i < d.i; ++i) {
-        const T t = xr[i] * s + b;
-        const T v = t + rr[i];
-        yr[i] = relu && !(v > T(0)) ? T(0) : v;
-      }
-    } else if (relu) {
-      for (int64_t i = 0; i < d.i; ++i) {
-        const T v = xr[i] * s + b;
-        yr[i] = v > T(0) ? v : T(0);
-      }
-    } else {
-      for (int64_t i = 0; i < d.i; ++i) yr[i] = xr[i] * s + b;
-    }
+    affine(x + off, residual ? residual + off : nullptr, y + off, d.i, s, b, relu);
   });
-}
-
-// Sums over one run use kLanes independent double accumulators, added in a fixed order at the
-// end: the compiler may vectorize the lanes (no reassociation is needed), and the result does
-// not depend on the ISA or the thread count.
-constexpr int kLanes = 8;
-
-inline double fold(const double* acc) {
-  double s = 0;
-  for (int l = 0; l < kLanes; ++l) s += acc[l];
-  return s;
-}
-
-// sum(p[i]) over one run.
-template <typename T>
-double run_sum(const T* p, int64_t n) {
-  double a[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) a[l] += static_cast<double>(p[i + l]);
-  }
-  for (int l = 0; i < n; ++i, ++l) a[l] += static_cast<double>(p[i]);
-  return fold(a);
-}
-
-// sum(p[i] - center) and sum((p[i] - center)^2) over one run.
-template <typename T>
-void run_deviation_sums(const T* p, int64_t n, double center, double& sum, double& sumsq) {
-  double a[kLanes] = {}, b[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const double v = static_cast<double>(p[i + l]) - center;
-      a[l] += v;
-      b[l] += v * v;
-    }
-  }
-  for (int l = 0; i < n; ++i, ++l) {
-    const double v = static_cast<double>(p[i]) - center;
-    a[l] += v;
-    b[l] += v * v;
-  }
-  sum += fold(a);
-  sumsq += fold(b);
-}
-
-// sum(g) and sum(g * (x - center)) over one run.
-template <typename T>
-void run_grad_sums(const T* g, const T* x, int64_t n, double center, double& sg, double& sgd) {
-  double a[kLanes] = {}, b[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const double gi = g[i + l];
-      a[l] += gi;
-      b[l] += gi * (static_cast<double>(x[i + l]) - center);
-    }
-  }
-  for (int l = 0; i < n; ++i, ++l) {
-    const double gi = g[i];
-    a[l] += gi;
-    b[l] += gi * (static_cast<double>(x[i]) - center);
-  }
-  sg += fold(a);
-  sgd += fold(b);
 }
 
 // sum(g) and sum(g * (x - center)) over channel c.
@@ -156,7 +98,8 @@ template <typename T>
 void grad_sums(const T* g, const T* x, const Dims& d, int64_t c, double center, double& sg, double& sgd) {
   sg = 0;
   sgd = 0;
-  for_each_run(d, c, [&](int64_t off) { run_grad_sums(g + off, x + off, d.i, center, sg, sgd); });
+  const auto sums = loops<T>().grad_sums;
+  for_each_run(d, c, [&](int64_t off) { sums(g + off, x + off, d.i, center, &sg, &sgd); });
 }
 
 // BatchNorm2DTrain's arithmetic on inputs x, gamma, beta into outputs y, mean, var (+ residual
@@ -179,11 +122,12 @@ void train_body(const KernelContext& c, const T* residual) {
       // Pass 1: the mean. Pass 2: squared deviations from it (their plain sum, which should
       // be ~0, corrects the rounding of the mean: the "corrected two-pass" algorithm of
       // Chan, Golub and LeVeque, var = (sum d^2 - (sum d)^2 / M) / M).
+      const cpu::NormLoops<T>& l = loops<T>();
       double sum = 0;
-      for_each_run(d, ch, [&](int64_t off) { sum += run_sum(x + off, d.i); });
+      for_each_run(d, ch, [&](int64_t off) { sum += l.sum(x + off, d.i); });
       const double mean = sum * inv_m;
       double dsum = 0, sq = 0;
-      for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.i, mean, dsum, sq); });
+      for_each_run(d, ch, [&](int64_t off) { l.deviation_sums(x + off, d.i, mean, &dsum, &sq); });
       const double var = std::max(0.0, (sq - dsum * dsum * inv_m) * inv_m);
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(var + eps);
       apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale, relu, residual);
@@ -227,9 +171,8 @@ void batch_norm_backward(const KernelContext& c) {
       if (gvar) b += 2.0 * static_cast<double>(gvar[ch]) / m;
       // dx = a*g + b*(x - mu) + k = a*g + b*x + (k - b*mu)
       const T ta = static_cast<T>(a), tb = static_cast<T>(b), tk = static_cast<T>(k - b * mu);
-      for_each_run(d, ch, [&](int64_t off) {
-        for (int64_t i = 0; i < d.i; ++i) dx[off + i] = ta * g[off + i] + tb * x[off + i] + tk;
-      });
+      const auto combine = loops<T>().combine;
+      for_each_run(d, ch, [&](int64_t off) { combine(g + off, x + off, dx + off, d.i, ta, tb, tk); });
     }
   });
 }
@@ -344,9 +287,10 @@ void group_norm(const KernelContext& c) {
       const int64_t c0 = (q % groups) * cg;
       const T* xq = x + q * len;
       T* yq = y + q * len;
-      const double mean = run_sum(xq, len) * inv_len;
+      const cpu::NormLoops<T>& l = loops<T>();
+      const double mean = l.sum(xq, len) * inv_len;
       double dsum = 0, sq = 0;
-      run_deviation_sums(xq, len, mean, dsum, sq);
+      l.deviation_sums(xq, len, mean, &dsum, &sq);
       const double v = (sq - dsum * dsum * inv_len) * inv_len;
       const double rstd = 1.0 / std::sqrt((v < 0 ? 0.0 : v) + d.attrs.eps);  // NaN stays NaN (no values)
       const T m = static_cast<T>(mean);
@@ -389,7 +333,7 @@ void group_norm_backward(const KernelContext& c) {
       for (int64_t k = 0; k < cg; ++k) {
         const int64_t off = q * len + k * d.i;
         double a = 0, dd = 0;
-        run_grad_sums(g + off, x + off, d.i, mu, a, dd);
+        loops<T>().grad_sums(g + off, x + off, d.i, mu, &a, &dd);
         sg[static_cast<size_t>(row + k)] = a;
         sgx[static_cast<size_t>(row + k)] = dd == 0 ? 0.0 : dd * r;  // 0 for no values (rstd NaN)
         const double wc = w ? static_cast<double>(w[c0 + k]) : 1.0;
