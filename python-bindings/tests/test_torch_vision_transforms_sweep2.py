@@ -405,6 +405,61 @@ CASES.update({
 })
 
 
+BATCH = np.random.default_rng(0).integers(0, 256, (2, 3, 13, 17), dtype=np.uint8)
+
+
+def b(m, f=False):
+    """A batch of two 3-channel 13x17 images (uint8, or float in [0, 1])."""
+    x = m.tensor(BATCH)
+    return x.float() / 255 if f else x
+
+
+CASES.update({
+    "RRC fallback": lambda m: T(m).RandomResizedCrop.get_params(b(m)[0], (1.0, 1.0), (5.0, 5.0)),
+    "RRC fallback low": lambda m: T(m).RandomResizedCrop.get_params(b(m)[0], (1.0, 1.0), (0.1, 0.1)),
+    "RRC fallback in range": lambda m: T(m).RandomResizedCrop.get_params(b(m)[0], (2.0, 2.0), (1.0, 1.5)),
+    "batch resize": lambda m: T(m).Resize((7, 9))(b(m, True)),
+    "batch resize u8": lambda m: T(m).Resize((7, 9))(b(m)),
+    "batch rotate": lambda m: F(m).rotate(b(m), 25),
+    "batch affine": lambda m: F(m).affine(b(m, True), angle=10, translate=[1, 0], scale=1.1, shear=[3.0, 0.0],
+        interpolation=IM(m).BILINEAR),
+    "batch crop": lambda m: F(m).center_crop(b(m), [5, 20]),
+    "batch pad reflect": lambda m: F(m).pad(b(m), [2, 1], padding_mode="reflect"),
+    "batch normalize": lambda m: F(m).normalize(b(m, True), [0.1, 0.2, 0.3], [0.5, 0.6, 0.7]),
+    "batch gray": lambda m: F(m).rgb_to_grayscale(b(m), 3),
+    "batch brightness": lambda m: F(m).adjust_brightness(b(m), 0.7),
+    "batch contrast": lambda m: F(m).adjust_contrast(b(m), 1.7),
+    "batch saturation": lambda m: F(m).adjust_saturation(b(m, True), 1.7),
+    "batch hue": lambda m: F(m).adjust_hue(b(m, True), -0.3),
+    "batch equalize": lambda m: F(m).equalize(b(m)),
+    "batch autocontrast": lambda m: F(m).autocontrast(b(m, True)),
+    "batch blur": lambda m: F(m).gaussian_blur(b(m), [3, 5], [0.8, 1.2]),
+    "batch perspective": lambda m: F(m).perspective(b(m, True), [[0, 0], [16, 0], [16, 12], [0, 12]], [[1, 1], [15,
+        0], [16, 12], [0, 11]]),
+    "batch hflip": lambda m: T(m).RandomHorizontalFlip(1.0)(b(m)),
+    "L contrast": lambda m: F(m).adjust_contrast(pilL(), 1.5),
+    "L saturation": lambda m: F(m).adjust_saturation(pilL(), 1.5),
+    "L hue": lambda m: F(m).adjust_hue(pilL(), 0.2),
+    "L rotate": lambda m: F(m).rotate(pilL(), 10, fill=3),
+    "L totensor normalize": lambda m: T(m).Compose([T(m).ToTensor(), T(m).Normalize((0.1307,), (0.3081,))])(pilL()),
+    "L resize": lambda m: T(m).Resize(20)(pilL()),
+    "L pad": lambda m: T(m).Pad(3, fill=9, padding_mode="constant")(pilL()),
+    "1ch tensor hue": lambda m: F(m).adjust_hue(b(m)[:, :1], 0.2),
+    "1ch saturation": lambda m: F(m).adjust_saturation(b(m)[:, :1], 0.2),
+    "gray 1ch": lambda m: F(m).rgb_to_grayscale(b(m)[:, :1]),
+    "convert int": lambda m: F(m).convert_image_dtype(b(m), m.int16),
+    "convert f64->f16": lambda m: F(m).convert_image_dtype(b(m, True).double(), m.float16),
+    "convert f->u8 rounding": lambda m: F(m).convert_image_dtype(m.tensor([0.0, 0.5, 0.999, 1.0, 0.00196,
+        0.998]).reshape(1, 1, 6), m.uint8),
+    "convert int->int": lambda m: F(m).convert_image_dtype(m.tensor([0, 1, 127, 255], dtype=m.uint8).reshape(1, 1, 4),
+        m.int32),
+    "convert i32->u8": lambda m: F(m).convert_image_dtype(m.tensor([0, 2**23, 2**31 - 1], dtype=m.int32).reshape(1, 1,
+        3), m.uint8),
+    "v2 to_dtype f->u8": lambda m: V(m).transforms.v2.functional.to_dtype(m.tensor([0.0, 0.5, 0.999, 1.0, 0.00196,
+        0.998]).reshape(1, 1, 6), m.uint8, scale=True),
+})
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_transform_as_torchvision(name):
     assert_same_outcome(CASES[name], gg, torch)
