@@ -438,14 +438,15 @@ void realize(const std::vector<ValuePtr>& targets) {
     settle_flushes(flushes, false);
     throw;
   }
-  const InFlight in_flight(ex);
+  std::optional<InFlight> in_flight;
+  in_flight.emplace(ex);
   const bool outermost = t_realize_depth == 1;
   const size_t budget = memory_budget_for(roots[0]->info.device);
   phase.emplace(HostPhase::Signature);
   const uint64_t trace =
       hash_combine(ex.signature, (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0));
   const uint64_t key = hash_combine(trace, planning_key(budget));
-  ask_to_keep(ex, in_flight.again);
+  ask_to_keep(ex, in_flight->again);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   std::shared_ptr<const Plan> plan;
@@ -528,6 +529,9 @@ void realize(const std::vector<ValuePtr>& targets) {
   settle_inplace(ex, true, std::move(copies));
   settle_flushes(flushes, true);
   phase.reset();
+  // This plan has run: its nodes are no longer in flight for the views read after it (a view
+  // whose own node this plan computed, v = x[0:1]; x.mul_(5); w = v * 2; then v read).
+  in_flight.reset();
   if (!views_after.empty()) realize(views_after);
 }
 
