@@ -1,6 +1,7 @@
 """nn.Module.type(dst_type) as PyTorch's (Tensor.type applied to every parameter, buffer and
 gradient): CS231n's GAN notebook builds `D = discriminator().type(torch.FloatTensor)`, which
-refused the typed tensor class. Expected values are PyTorch 2.x's documented behaviour."""
+refused the typed tensor class; and double()/half()/to(dtype) converting the gradients with the
+parameters. Expected values are PyTorch 2.x's documented behaviour."""
 import pytest
 
 import glassgrad as gg
@@ -55,3 +56,15 @@ def test_matches_pytorch():
         m = lib.nn.BatchNorm1d(3).type(lib.HalfTensor)
         assert str(m.weight.dtype).split(".")[-1] == "float16"
         assert str(m.num_batches_tracked.dtype).split(".")[-1] == "float16"
+
+
+@pytest.mark.parametrize("convert, dtype", [(lambda m: m.double(), gg.float64), (lambda m: m.half(), gg.float16),
+                                            (lambda m: m.to(gg.float64), gg.float64),
+                                            (lambda m: m.bfloat16(), gg.bfloat16)])
+def test_dtype_conversions_keep_gradients_converted(convert, dtype):
+    # PyTorch's Module._apply converts param.grad with the parameter (they were dropped)
+    m = nn.Linear(2, 3)
+    m(gg.tensor([[1.0, 2.0]])).sum().backward()
+    convert(m)
+    assert m.weight.grad.dtype == dtype and m.bias.grad.dtype == dtype
+    assert m.weight.grad.float().tolist() == [[1.0, 2.0]] * 3 and m.bias.grad.float().tolist() == [1.0] * 3

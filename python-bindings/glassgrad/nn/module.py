@@ -931,12 +931,16 @@ class Module:
         return self
 
     def astype(self, dtype) -> "Module":
-        """Converts every floating parameter and buffer to `dtype` (in place; returns self).
-        model.double() is what float64 gradient checks use."""
+        """Converts every floating parameter and buffer to `dtype` (in place; returns self), and
+        the parameters' gradients with them, as PyTorch's _apply does. model.double() is what
+        float64 gradient checks use."""
         name = _dtypes.plain(_dtypes.to_dtype(dtype))
-        rebind_all([(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name)))
-                    for t in list(self.parameters()) + list(self.buffers())
-                    if t.dtype != name and t.dtype.is_floating_point])
+        moved = [t for t in list(self.parameters()) + list(self.buffers())
+                 if t.dtype != name and t.dtype.is_floating_point]
+        grads = [(t, t.grad.to(name)) for t in moved if t.grad is not None]
+        rebind_all([(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name))) for t in moved])
+        for t, grad in grads:
+            t.grad = grad
         return self
 
     def type(self, dst_type) -> "Module":
