@@ -48,6 +48,11 @@ def root(tmp_path_factory):
     with open(os.path.join(folder, "cat", "notes.txt"), "w") as f:
         f.write("x")
     os.makedirs(os.path.join(folder, "empty"))
+    processed = os.path.join(base, "legacy", "MNIST", "processed")  # torchvision's old processed files
+    os.makedirs(processed)
+    for name, n in (("training.pt", 4), ("test.pt", 2)):
+        torch.save((torch.from_numpy(rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)),
+                    torch.from_numpy(rng.integers(0, 10, (n,)))), os.path.join(processed, name))
     return base
 
 
@@ -77,6 +82,8 @@ DATASETS = {
     "MNIST transforms": lambda m, root: V(m).datasets.MNIST(root, transform=V(m).transforms.ToTensor(),
                                                             target_transform=lambda t: t + 100)[1],
     "MNIST download with the files present": lambda m, root: len(V(m).datasets.MNIST(root, download=True)),
+    "MNIST old processed files": lambda m, root: [(lambda d: (len(d), d[0], d.targets, d.data))(
+        V(m).datasets.MNIST(os.path.join(root, "legacy"), train=train)) for train in (True, False)],
     "MNIST missing": lambda m, root: V(m).datasets.MNIST(os.path.join(root, "nope")),
     "MNIST folders and legacy names": lambda m, root: (lambda d: (
         os.path.relpath(d.raw_folder, root), os.path.relpath(d.processed_folder, root), d.train_labels.shape,

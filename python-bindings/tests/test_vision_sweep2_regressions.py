@@ -109,3 +109,27 @@ def test_v2_compose_keeps_the_image_type_to_image_gave():
     assert type(out[0]) is tv.Image and out[1] == 3
     assert type(v2.Compose([v2.ToImage(), v2.ToPureTensor()])(pic)) is gg.Tensor
     assert type(v2.Compose([v2.CenterCrop(5)])(gg.zeros(3, 6, 6))) is gg.Tensor
+
+
+# ---- datasets -----------------------------------------------------------------------------------
+def _legacy_mnist(root, name="MNIST"):
+    processed = root / name / "processed"
+    processed.mkdir(parents=True)
+    images = np.arange(3 * 28 * 28, dtype=np.int64).reshape(3, 28, 28) % 251
+    gg.save((gg.tensor(images.astype(np.uint8)), gg.tensor([7, 8, 9])), str(processed / "training.pt"))
+    gg.save((gg.tensor(images[:1].astype(np.uint8)), gg.tensor([4])), str(processed / "test.pt"))
+
+
+def test_mnist_reads_torchvision_s_old_processed_files(tmp_path):
+    # torchvision reads root/MNIST/processed/{training,test}.pt (torch.save of (data, targets))
+    # before it looks for the raw files.
+    from glassgrad.vision import datasets
+    _legacy_mnist(tmp_path)
+    train = datasets.MNIST(str(tmp_path))
+    assert len(train) == 3 and train.targets.tolist() == [7, 8, 9] and train.data.dtype == gg.uint8
+    img, label = train[1]
+    assert label == 8 and img.size == (28, 28) and np.asarray(img)[0, :3].tolist() == [31, 32, 33]
+    test = datasets.MNIST(str(tmp_path), train=False)
+    assert len(test) == 1 and test.targets.tolist() == [4]
+    _legacy_mnist(tmp_path, "FashionMNIST")
+    assert datasets.FashionMNIST(str(tmp_path)).targets.tolist() == [7, 8, 9]

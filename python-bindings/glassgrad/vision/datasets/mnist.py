@@ -41,6 +41,10 @@ class MNIST(VisionDataset):
                  target_transform: Optional[Callable] = None, download: bool = False) -> None:
         super().__init__(root, transform=transform, target_transform=target_transform)
         self.train = train
+        self._data = self._targets = None
+        if self._check_legacy_exist():
+            self._images, self._labels = self._load_legacy_data()
+            return
         if download:
             self.download()
         if not self._check_exists():
@@ -50,7 +54,6 @@ class MNIST(VisionDataset):
                 f"  {type(self).__name__} looked in {self.raw_folder} for {missing} (plain or .gz)\n"
                 f"  fix: {type(self).__name__}(root={self.root!r}, download=True), or copy the files there")
         self._images, self._labels = self._load_data()
-        self._data = self._targets = None
 
     # ---- files ----
     @property
@@ -71,6 +74,21 @@ class MNIST(VisionDataset):
             if os.path.isfile(path):
                 return path
         return None
+
+    def _check_legacy_exist(self) -> bool:
+        """Whether processed_folder holds torchvision's old processed files (training_file and
+        test_file, saved by torch.save): torchvision reads them before the raw files."""
+        return all(os.path.isfile(os.path.join(self.processed_folder, f)) for f in (self.training_file, self.test_file))
+
+    def _load_legacy_data(self):
+        from ...serialization import load
+        path = os.path.join(self.processed_folder, self.training_file if self.train else self.test_file)
+        data, targets = load(path, weights_only=True)
+        images, labels = data.numpy(force=True), targets.numpy(force=True)
+        if images.ndim != 3 or images.dtype != np.uint8 or labels.shape[:1] != images.shape[:1]:
+            raise DataFormatError(f"{path}: expected (uint8 images [N, H, W], labels [N]), got {images.dtype} "
+                                  f"{list(images.shape)} and {list(labels.shape)}")
+        return images, labels.astype(np.int64)
 
     def _check_exists(self) -> bool:
         return all(self._find(n) is not None for n in self._files())
