@@ -134,15 +134,19 @@ def array_body(values: np.ndarray, prefix: str) -> str:
 
 def with_suffixes(text: str, suffixes, indent: int) -> str:
     """text (the prefix and the values) with ", suffix" for each suffix and the closing
-    parenthesis; a suffix that would pass the line width starts a new line, indented."""
+    parenthesis; a suffix that would pass the line width starts a new line, indented. A suffix is
+    measured as PyTorch's text spells it ("dtype=torch.float64", 4 characters shorter than
+    glassgrad's name), so the lines break where PyTorch's do and the text is PyTorch's with the
+    module's name swapped; a line can pass the width by those characters."""
     parts = [text]
     last = len(text) - text.rfind("\n") + 1
     width = int(_options["linewidth"])
     for suffix in suffixes:
-        if last + len(suffix) + 2 > width:
+        size = len(suffix.replace("glassgrad.", "torch."))
+        if last + size + 2 > width:
             parts.append(",\n" + " " * indent + suffix)
-            last = indent + len(suffix)
+            last = indent + size
         else:
             parts.append(", " + suffix)
-            last += len(suffix) + 2
+            last += size + 2
     return "".join(parts) + ")"

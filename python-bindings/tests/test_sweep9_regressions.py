@@ -237,3 +237,24 @@ def test_integer_products_truncate_float_coefficients():
         assert got.dtype == gg.int64 and got.tolist() == want
     f = gg.ones(2, 2)
     assert gg.addmm(f, f, f, beta=0.5).tolist() == [[2.5, 2.5], [2.5, 2.5]]  # floats keep the float
+
+
+def test_repr_suffixes_break_where_pytorchs_do():
+    # PyTorch measures "dtype=torch.float64"; glassgrad's name is 4 characters longer and the
+    # lines still break where PyTorch's do (the text is PyTorch's with the module's name swapped)
+    x = gg.tensor([1.0, 2.0], dtype=gg.float64, requires_grad=True)
+    gg.set_printoptions(sci_mode=True)
+    try:
+        one_line = repr(x + 1)
+    finally:
+        gg.set_printoptions(profile="default")
+    assert one_line == "tensor([2.0000e+00, 3.0000e+00], dtype=glassgrad.float64, grad_fn=<AddBackward0>)"
+    y = gg.tensor([0.0, 1.5, 2.25, 4.125], dtype=gg.float64, requires_grad=True) * 2
+    assert repr(y) == ("tensor([0.0000, 3.0000, 4.5000, 8.2500], dtype=glassgrad.float64,\n"
+                       "       grad_fn=<MulBackward0>)")
+    gg.set_printoptions(linewidth=50)
+    try:
+        narrow = repr(gg.tensor([1.5, 2.5], dtype=gg.float64, requires_grad=True))
+    finally:
+        gg.set_printoptions(profile="default")
+    assert narrow == "tensor([1.5000, 2.5000], dtype=glassgrad.float64,\n       requires_grad=True)"
