@@ -337,6 +337,23 @@ def _call_names(module: "Module") -> Tuple[type, str, str, str]:
     return names
 
 
+# PyTorch's Module.__init__ makes these tables; glassgrad makes each at its first use (a module
+# without hook tables keeps its plain call), or when a script reads it. The buffer names kept out
+# of state_dict() are the `_non_persistent` set; PyTorch's name for it reads the same set.
+_LAZY_TABLES = frozenset({
+    "_forward_hooks", "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks", "_state_dict_hooks",
+    "_state_dict_pre_hooks", "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks",
+    "_non_persistent_buffers_set"})
+
+
+def _lazy_table(module, name: str):
+    d = module.__dict__
+    table = d.setdefault("_non_persistent", set()) if name == "_non_persistent_buffers_set" else OrderedDict()
+    object.__setattr__(module, name, table)
+    return table
+
+
 class ModuleInitOrderError(_C.GlassgradError, AttributeError):
     """A parameter, buffer or layer assigned before Module.__init__ ran: PyTorch raises an
     AttributeError ("cannot assign parameters before Module.__init__() call"); this is both."""
@@ -455,6 +472,8 @@ class Module:
             for table in ("_buffers", "_modules"):
                 if table in d and name in d[table]:
                     return d[table][name]
+        if name in _LAZY_TABLES and params is not None:
+            return _lazy_table(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
@@ -499,6 +518,8 @@ class Module:
         self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
         if not persistent:
             self.__dict__.setdefault("_non_persistent", set()).add(name)
+        else:  # re-registering a name makes it persistent again, as PyTorch's
+            self.__dict__.get("_non_persistent", set()).discard(name)
 
     def _set_buffer(self, name: str, value: Buffer) -> None:
         """`module.name = nn.Buffer(t, persistent=...)`: name becomes a buffer, whatever it was."""
