@@ -43,3 +43,17 @@ def test_tensor_dataset_of_no_tensors_has_no_length():
     ds = D.TensorDataset()
     with pytest.raises(IndexError):
         len(ds)
+
+
+def test_loaders_say_their_data_set_kind_as_pytorch():
+    # torch.utils.data._DatasetKind: libraries on the loader test _dataset_kind == _DatasetKind.Iterable.
+    class Three(D.IterableDataset):
+        def __iter__(self):
+            return iter(range(3))
+
+    assert (D._DatasetKind.Map, D._DatasetKind.Iterable) == (0, 1)
+    assert D.DataLoader(D.TensorDataset(gg.arange(4)))._dataset_kind == D._DatasetKind.Map
+    assert D.DataLoader(Three())._dataset_kind == D._DatasetKind.Iterable
+    fetcher = D._DatasetKind.create_fetcher(D._DatasetKind.Map, D.TensorDataset(gg.arange(4)), True,
+                                            D.default_collate, False)
+    assert [t.tolist() for t in fetcher.fetch([0, 2])] == [[0, 2]]

@@ -67,6 +67,14 @@ def _distributed(m):
     return d.num_samples, d.total_size, d.epoch, d.seed, d.shuffle, d.drop_last, len(d)
 
 
+def _attributes(m, *args, **kwargs):
+    dl = U(m).DataLoader(*args, **kwargs)
+    return (type(dl.sampler).__name__, type(dl.batch_sampler).__name__, dl.batch_size, dl.drop_last, dl.num_workers,
+            dl.prefetch_factor, dl.pin_memory, dl.timeout, dl.persistent_workers, dl.pin_memory_device, dl.in_order,
+            dl.collate_fn.__name__, dl.worker_init_fn, type(dl.multiprocessing_context).__name__,
+            dl._auto_collation, type(dl._index_sampler).__name__, dl._dataset_kind)
+
+
 COLLATE = {
     "dicts": lambda m: U(m).default_collate([{"a": 1, "b": 2.5, "c": "x"}, {"a": 3, "b": 4.0, "c": "y"}]),
     "ordered dict": lambda m: U(m).default_collate([OrderedDict(a=1), OrderedDict(a=2)]),
@@ -151,6 +159,19 @@ LOADER = {
     "an int data set": lambda m: _loader(m, 5, batch_size=2),
     "__getitems__": _getitems,
     "get_worker_info in the main process": lambda m: U(m).get_worker_info(),
+    "attributes": lambda m: _attributes(m, _ds(m, 4)),
+    "attributes shuffled with workers": lambda m: _attributes(m, _ds(m, 4), shuffle=True, num_workers=2,
+                                                              batch_size=3),
+    "attributes batch_size None": lambda m: _attributes(m, _ds(m, 4), batch_size=None),
+    "attributes spawn": lambda m: _attributes(m, _ds(m, 4), num_workers=1, multiprocessing_context="spawn"),
+    "attributes batch_sampler": lambda m: _attributes(m, _ds(m, 4), batch_sampler=U(m).BatchSampler(
+        U(m).SequentialSampler(range(4)), 2, False)),
+    "attributes iterable": lambda m: _attributes(m, _iterable(m, 3), batch_size=2),
+    "_DatasetKind": lambda m: (U(m)._DatasetKind.Map, U(m)._DatasetKind.Iterable),
+    "pin_memory_device": lambda m: _loader(m, _ds(m, 2), pin_memory_device="cpu"),
+    "Subset of a Subset": lambda m: (lambda s: ([s[0], s[1]], s.__getitems__([1, 0])))(
+        U(m).Subset(U(m).Subset(list(range(10)), [5, 6, 7]), [2, 0])),
+    "iterator length": lambda m: (lambda it: (len(it), next(it)))(iter(U(m).DataLoader(_ds(m, 4), batch_size=2))),
 }
 
 SAMPLERS_AND_DATASETS = {

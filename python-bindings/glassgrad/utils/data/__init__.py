@@ -4,7 +4,7 @@ collates them into glassgrad tensors. docs/data-loading.md shows a DataLoader wi
 feeding the GPU."""
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import WorkerInfo, get_worker_info
-from .dataloader import DataLoader
+from .dataloader import DataLoader, _DatasetKind
 from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
                       random_split)
 from .distributed import DistributedSampler
@@ -13,5 +13,5 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, S
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler",
            "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
-           "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_collate",
-           "default_convert", "get_worker_info", "random_split"]
+           "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "_DatasetKind",
+           "default_collate", "default_convert", "get_worker_info", "random_split"]

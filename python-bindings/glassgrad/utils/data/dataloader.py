@@ -44,6 +44,18 @@ __all__ = ["DataLoader"]
 _STATUS_CHECK_INTERVAL = 1.0  # seconds between the main process's checks on its workers
 
 
+class _DatasetKind:
+    """torch.utils.data's kinds of data set (DataLoader._dataset_kind; libraries built on the
+    loader compare it with _DatasetKind.Iterable)."""
+
+    Map = 0
+    Iterable = 1
+
+    @staticmethod
+    def create_fetcher(kind, dataset, auto_collation, collate_fn, drop_last):
+        return _fetch.create_fetcher(kind == _DatasetKind.Iterable, dataset, auto_collation, collate_fn, drop_last)
+
+
 class _InfiniteConstantSampler(Sampler):
     """An IterableDataset's sampler: None forever (the data set decides when to stop)."""
 
@@ -105,6 +117,7 @@ class DataLoader:
         self.in_order = in_order
         if isinstance(dataset, IterableDataset):
             self._iterable = True
+            self._dataset_kind = _DatasetKind.Iterable
             if shuffle not in (False, None):
                 raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
                                  f"shuffle={shuffle}")
@@ -117,6 +130,7 @@ class DataLoader:
         else:
             shuffle = bool(shuffle)
             self._iterable = False
+            self._dataset_kind = _DatasetKind.Map
             if not hasattr(dataset, "__getitem__"):
                 raise TypeError(f"DataLoader: the dataset is a {type(dataset).__name__}, which has no __getitem__\n"
                                 f"  fix: pass a Dataset (dataset[i] gives sample i, len(dataset) their number), e.g. "
