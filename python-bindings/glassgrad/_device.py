@@ -147,6 +147,20 @@ def normalize(device) -> str:
                          f"  fix: device='cpu' or device='cuda'")
 
 
+def cuda_target(device) -> str:
+    """The device of Tensor.cuda(device) / Module.cuda(device): None is 'cuda:0', an int an index;
+    a name or device of another type is PyTorch's RuntimeError, raised before CUDA is needed."""
+    if device is None:
+        return normalize("cuda:0")
+    if isinstance(device, int) and not isinstance(device, bool):
+        return normalize(device)
+    if str(device).strip().lower().partition(":")[0] not in ("cuda", "gpu"):
+        raise RuntimeError(f"Invalid device, must be cuda device (.cuda({device!r}) names another device type)\n"
+                           f"  fix: .cuda(), .cuda(<index>) or .cuda('cuda:<index>'); .to({str(device)!r}) moves "
+                           f"it there")
+    return normalize(device)
+
+
 def default_device() -> str:
     """Where new tensors and parameters go by default: 'cuda:0' when a GPU is usable, else 'cpu' (see set_default_device)."""
     global _default

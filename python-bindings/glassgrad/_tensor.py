@@ -1623,8 +1623,7 @@ class Tensor:
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
         """This tensor on a GPU: device an index, 'cuda:<i>' or None for GPU 0 (Tensor.cuda);
         non_blocking as in to()."""
-        index = 0 if device is None else device
-        out = self.to(f"cuda:{index}" if isinstance(index, int) else index, non_blocking=non_blocking)
+        out = self.to(_device.cuda_target(device), non_blocking=non_blocking)
         return _mf.to_format(out, memory_format, "cuda")
 
     def astype(self, dtype) -> "Tensor":

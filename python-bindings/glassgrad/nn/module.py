@@ -988,9 +988,11 @@ class Module:
 
     def cuda(self, device=None) -> "Module":
         """Every parameter and buffer on a GPU: device an index, 'cuda:<i>' or None for GPU 0
-        (Module.cuda)."""
-        index = 0 if device is None else device
-        return self.to(f"cuda:{index}" if isinstance(index, int) else index)
+        (Module.cuda). Another device type is refused, as PyTorch's Tensor.cuda refuses it, when
+        there is a tensor to move."""
+        if next(self.parameters(), None) is None and next(self.buffers(), None) is None:
+            return self
+        return self.to(_device.cuda_target(device))
 
     def to_empty(self, *, device=None, recurse: bool = True) -> "Module":
         """Module.to_empty: parameters and buffers on `device` with unspecified values (here: their
