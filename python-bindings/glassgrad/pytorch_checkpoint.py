@@ -19,6 +19,7 @@ NUMPY_RECORD lists their storages, and glassgrad.load gives them back as NumPy a
 from __future__ import annotations
 
 import _compat_pickle
+import contextlib
 import io
 import os
 import pickle
@@ -26,7 +27,7 @@ import secrets
 import struct
 import zipfile
 from collections import Counter, OrderedDict
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
@@ -94,7 +95,7 @@ class _Unpickler(pickle.Unpickler):
     """Tensors come back as glassgrad Tensors on the device map_location says (Parameters as
     Parameters), except the storages `numpy_keys` names: NumPy arrays glassgrad.save wrote."""
 
-    def __init__(self, file, archive: zipfile.ZipFile, prefix: str, path: str, big_endian: bool,
+    def __init__(self, file, archive: Optional[zipfile.ZipFile], prefix: str, path: str, big_endian: bool,
                  numpy_keys: frozenset = frozenset(), weights_only: bool = True, map_location=None):
         super().__init__(file)
         self.archive, self.prefix, self.path, self.big_endian = archive, prefix, path, big_endian
@@ -140,6 +141,8 @@ class _Unpickler(pickle.Unpickler):
         if not isinstance(storage_type, _StorageType):
             raise _C.GlassgradError(f"{self.path}: storage {key} has an unknown type {storage_type!r}")
         if key not in self.storages:
+            if self.archive is None:  # a legacy file's storages are all read before its object
+                raise _C.GlassgradError(f"{self.path}: the checkpoint has no bytes for storage {key}")
             raw = self.archive.read(f"{self.prefix}data/{key}")
             dtype = storage_type.dtype.newbyteorder(">") if self.big_endian else storage_type.dtype
             self.storages[key] = np.frombuffer(raw, dtype=dtype).astype(storage_type.dtype)
@@ -147,7 +150,8 @@ class _Unpickler(pickle.Unpickler):
 
 
 def load_pytorch(path) -> Any:
-    """Reads a torch.save file (zip format) and returns the saved object, tensors as glassgrad
+    """Reads a torch.save file (zip format, or the format before PyTorch 1.6:
+    pytorch_legacy_checkpoint) and returns the saved object, tensors as glassgrad
     Tensors of their saved dtypes (float32, float64, float16, bfloat16, int64, ...) on the devices
     they were saved on, as torch.load(path) does. Every failure
     (missing, not a zip, damaged or truncated archive or pickle, a storage too short for its
@@ -155,6 +159,12 @@ def load_pytorch(path) -> Any:
     path = os.fspath(path)
     if not zipfile.is_zipfile(path):
         from .serialization import CheckpointError
+        from .pytorch_legacy_checkpoint import is_legacy, load_legacy_bytes
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                raw = f.read()
+            if is_legacy(raw):
+                return load_legacy_bytes(raw, path)
         if not os.path.exists(path):
             raise CheckpointError(f"{path}: no such file\n  fix: check the path (the current directory is "
                                   f"{os.getcwd()})")
@@ -174,11 +184,19 @@ def is_torch_zip(archive: zipfile.ZipFile) -> bool:
 def load_pytorch_bytes(raw: bytes, path: str, weights_only: bool = True, map_location=None) -> Any:
     """load_pytorch of a file's bytes (`path` names it in errors; weights_only and map_location as
     torch.load's, for files of whole objects)."""
+    with reading_checkpoint(path, "save it again with torch.save(obj, path) (zip format, PyTorch 1.6 or later)"):
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            return _load(archive, path, weights_only, map_location)
+
+
+@contextlib.contextmanager
+def reading_checkpoint(path: str, fix: str):
+    """Every failure of reading a PyTorch checkpoint inside the block as a glassgrad.CheckpointError
+    naming the file (a refused global as WeightsOnlyLoadError); `fix` ends a damaged file's message."""
     from ._checkpoint_objects import WeightsOnlyRefusal
     from .serialization import CheckpointError, WeightsOnlyLoadError
     try:
-        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            return _load(archive, path, weights_only, map_location)
+        yield
     except CheckpointError:
         raise
     except WeightsOnlyRefusal as e:
@@ -191,8 +209,7 @@ def load_pytorch_bytes(raw: bytes, path: str, weights_only: bool = True, map_loc
     except (OSError, EOFError, MemoryError, zipfile.BadZipFile, zipfile.LargeZipFile, pickle.UnpicklingError,
             KeyError, IndexError, TypeError, ValueError, AttributeError, UnicodeDecodeError) as e:
         raise CheckpointError(f"{path}: the PyTorch checkpoint is damaged or not one glassgrad can read "
-                              f"({type(e).__name__}: {e})\n  fix: save it again with torch.save(obj, path) "
-                              f"(zip format, PyTorch 1.6 or later)") from None
+                              f"({type(e).__name__}: {e})\n  fix: {fix}") from None
 
 
 def _load(archive: zipfile.ZipFile, path: str, weights_only: bool = True, map_location=None) -> Any:

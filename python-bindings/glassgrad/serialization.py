@@ -60,6 +60,7 @@ import numpy as np
 
 from . import _C
 from ._checkpoint_objects import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from .pytorch_legacy_checkpoint import is_legacy, load_legacy_bytes
 from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, SavedTensor, is_torch_zip, load_pytorch_bytes,
                                  pickle_objects, torch_pickle, write_torch_records, write_torch_zip)
 
@@ -587,17 +588,19 @@ def _is_torch_file(raw: bytes) -> bool:
 def _tree(path: str, raw: bytes, weights_only: bool = True, map_location=None) -> Any:
     if raw[:4] == b"PK\x03\x04" and _is_torch_file(raw):
         return load_pytorch_bytes(raw, path, weights_only, map_location)
+    if is_legacy(raw):
+        return load_legacy_bytes(raw, path, weights_only, map_location)
     if raw[:4] == b"PK\x03\x04":
         arrays, meta = _read_npz(path, raw)
     elif _looks_like_safetensors(raw):
         arrays, meta = _read_safetensors(path, raw)
     else:
-        legacy = raw[:2] in (b"\x80\x02", b"\x80\x04", b"\x80\x05") or raw[:8] == b"\x8a\nl\xfc\x9cF\xf9 j"
+        bare = raw[:2] in (b"\x80\x02", b"\x80\x04", b"\x80\x05")
         raise _Damaged(f"not a glassgrad checkpoint (first bytes {raw[:8].hex(' ') or 'none: the file is empty'})\n"
-                       f"  expected: a torch.save zip file, a safetensors file or an .npz (zip) archive\n"
-                       + ("  cause: a bare pickle (torch.save's format before PyTorch 1.6), which runs code when "
-                          "read and is not read here\n  fix: in PyTorch, torch.save(torch.load(old_path), new_path) "
-                          "rewrites it as a zip file" if legacy else
+                       f"  expected: a torch.save file (zip, or the format before PyTorch 1.6), a safetensors file "
+                       f"or an .npz (zip) archive\n"
+                       + ("  cause: a bare pickle (pickle.dump's, not torch.save's), which runs code when read and "
+                          "is not read here\n  fix: save the object with torch.save(obj, path)" if bare else
                           "  cause: an empty, truncated or foreign file"))
     if meta is None:
         return arrays

@@ -5,6 +5,7 @@ bytes, atomic writes, nothing executed on load."""
 import collections
 import io
 import os
+import pickle
 import zipfile
 
 import numpy as np
@@ -160,10 +161,17 @@ def test_code_in_a_torch_file_is_refused(tmp_path):
             gg.load(path, weights_only=weights_only)
 
 
-def test_legacy_pickle_files_are_named_as_such(tmp_path):
-    path = tmp_path / "legacy.pt"
-    path.write_bytes(b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19.")
+def test_bare_pickle_files_are_named_as_such(tmp_path):
+    path = tmp_path / "bare.pt"
+    path.write_bytes(pickle.dumps({"step": 1}, protocol=2))
     with pytest.raises(gg.CheckpointError, match="bare pickle"):
+        gg.load(path)
+
+
+def test_a_legacy_checkpoint_cut_after_its_magic_number_is_damaged(tmp_path):
+    path = tmp_path / "legacy.pt"  # test_legacy_torch_checkpoint.py reads whole ones
+    path.write_bytes(b"\x80\x02\x8a\nl\xfc\x9cF\xf9 j\xa8P\x19.")
+    with pytest.raises(gg.CheckpointError, match="damaged.*EOFError"):
         gg.load(path)
 
 
