@@ -53,3 +53,21 @@ def test_private_load_pre_hook_of_a_picklable_function_keeps_the_model_picklable
     m = nn.Linear(1, 1)
     m._register_load_state_dict_pre_hook(print)
     assert isinstance(pickle.loads(pickle.dumps(m)), nn.Linear)
+
+
+def test_init_constant_fills_take_every_dtype_and_random_fills_refuse_integers():
+    t = torch.empty(2, 2, dtype=torch.int64)
+    assert nn.init.constant_(t, 3.7).tolist() == [[3, 3], [3, 3]]  # converted as PyTorch's fill_
+    assert nn.init.eye_(torch.empty(2, 2, dtype=torch.bool)).tolist() == [[True, False], [False, True]]
+    assert nn.init.zeros_(t).tolist() == [[0, 0], [0, 0]] and nn.init.ones_(t).tolist() == [[1, 1], [1, 1]]
+    assert nn.init.dirac_(torch.empty(2, 2, 3, dtype=torch.int64)).flatten().tolist() == [0, 1, 0, 0, 0, 0,
+                                                                                          0, 0, 0, 0, 1, 0]
+    for fill in (nn.init.uniform_, nn.init.normal_, nn.init.xavier_uniform_, nn.init.kaiming_normal_):
+        with pytest.raises(NotImplementedError):
+            fill(torch.empty(2, 2, dtype=torch.int64))
+
+
+def test_init_uniform_refuses_a_reversed_range():
+    with pytest.raises(RuntimeError, match=r"uniform_ expects to return a \[from, to\) range, but found from=2 > to=1"):
+        nn.init.uniform_(torch.empty(3), a=2, b=1)
+    assert nn.init.uniform_(torch.empty(3), a=1.5, b=1.5).tolist() == [1.5, 1.5, 1.5]

@@ -47,13 +47,20 @@ def _rng(gen=None) -> np.random.Generator:
     return numpy_rng
 
 
-def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
-    """Replaces the tensor's data with `values` (converted to its dtype), keeping its identity."""
+class InitDTypeError(_C.DTypeError, NotImplementedError):
+    """A random fill of an integer or bool tensor: PyTorch's kernels raise NotImplementedError."""
+
+
+def _fill(tensor: Tensor, values: np.ndarray, any_dtype: bool = False) -> Tensor:
+    """Replaces the tensor's data with `values` (converted to its dtype), keeping its identity.
+    Random fills take floating tensors; constant ones (any_dtype) every dtype, as PyTorch's."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"glassgrad.nn.init expects a glassgrad.Tensor (e.g. layer.weight), got "
                         f"{type(tensor).__name__}")
-    if tensor.dtype not in ("float32", "float64", "float16", "bfloat16"):
-        raise _C.DTypeError(f"glassgrad.nn.init fills floating tensors, got {tensor.dtype} {list(tensor.shape)}")
+    if not any_dtype and tensor.dtype not in ("float32", "float64", "float16", "bfloat16"):
+        raise InitDTypeError(f"glassgrad.nn.init: a random fill is not implemented for {tensor.dtype} "
+                             f"{list(tensor.shape)}\n  fix: fill a floating tensor (an integer one takes "
+                             f"constant_, zeros_, ones_, eye_ or dirac_)")
     from .module import assign_data
     assign_data(tensor, np.asarray(values).reshape(tensor.shape))
     return tensor
@@ -103,6 +110,9 @@ _calculate_correct_fan = _fan
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """U(a, b)."""
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}\n"
+                           f"  fix: uniform_(tensor, a={b}, b={a})")
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
 
 
@@ -143,7 +153,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    return _fill(tensor, np.full(tensor.shape, val))
+    return _fill(tensor, np.full(tensor.shape, val), any_dtype=True)
 
 
 def ones_(tensor: Tensor) -> Tensor:
@@ -157,7 +167,7 @@ def zeros_(tensor: Tensor) -> Tensor:
 def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError(f"Only tensors with 2 dimensions are supported, got {list(tensor.shape)}")
-    return _fill(tensor, np.eye(*tensor.shape))
+    return _fill(tensor, np.eye(*tensor.shape), any_dtype=True)
 
 
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
@@ -212,7 +222,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     for g in range(groups):
         for d in range(min(per_group, tensor.shape[1])):
             values[(g * per_group + d, d) + centre] = 1.0
-    return _fill(tensor, values)
+    return _fill(tensor, values, any_dtype=True)
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
