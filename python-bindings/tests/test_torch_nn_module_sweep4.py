@@ -1,6 +1,7 @@
 """Module API and nn.utils sweep against PyTorch (round 4): each script below runs once with
 glassgrad's `torch` and `nn` and once with PyTorch's, logging what a user script would see
-(values, names, repr text, which hooks ran and with what); the two logs must agree. An error is
+(values, names, repr text, which hooks ran and with what, train/eval results, nn.init fills); the
+two logs must agree. An error is
 logged by its class and message: PyTorch's exception classes must be among glassgrad's (its
 errors are also ValueError/TypeError subclasses) and glassgrad's message must hold PyTorch's
 first words (it may name the function first, and adds the cause and a fix). Skipped without torch."""
@@ -29,7 +30,7 @@ class _Raised:
         self.text = str(e).replace("glassgrad.", "torch.")
 
     def matches(self, theirs: "_Raised") -> bool:
-        head = theirs.text.split("\n")[0][:40]
+        head = theirs.text.strip("\"'").split("\n")[0][:40]  # (a KeyError's text is quoted)
         return theirs.classes <= self.classes and head in self.text
 
 
@@ -963,6 +964,265 @@ def bw_hook_unused_input(lib, nn, P, R):
     x, y, z = m(a)
     (y * 2).sum().backward()
     P(a.grad.tolist())
+
+
+@probe
+def train_eval(lib, nn, P, R):
+    x = lib.linspace(-2, 2, 24).reshape(2, 3, 4)
+    for name, m in [
+        ("Dropout", nn.Dropout(0.5)),
+        ("AlphaDropout", nn.AlphaDropout(0.5)),
+        ("Dropout1d", nn.Dropout1d()),
+        ("FeatureAlphaDropout", nn.FeatureAlphaDropout()),
+        ("RReLU", nn.RReLU()),
+        ("Dropout2d", nn.Dropout2d()),
+    ]:
+        m.eval()
+        y = m(x)
+        P(name, [round(v, 5) for v in y.flatten().tolist()[:6]], m.training)
+    bn = nn.BatchNorm1d(3)
+    bn(x)
+    P(
+        bn.num_batches_tracked.item(),
+        [round(v, 4) for v in bn.running_mean.tolist()],
+        [round(v, 4) for v in bn.running_var.tolist()],
+    )
+    bn.eval()
+    bn(x)
+    P(bn.num_batches_tracked.item())
+    bn2 = nn.BatchNorm1d(3, momentum=None)
+    bn2(x)
+    bn2(x * 2)
+    P([round(v, 4) for v in bn2.running_mean.tolist()], bn2.num_batches_tracked.item())
+    bn3 = nn.BatchNorm1d(3, track_running_stats=False).eval()
+    P([round(v, 4) for v in bn3(x).flatten().tolist()[:4]])
+    inn = nn.InstanceNorm1d(3, track_running_stats=True)
+    inn(x)
+    P([round(v, 4) for v in inn.running_mean.tolist()])
+    inn.eval()
+    P([round(v, 4) for v in inn(x).flatten().tolist()[:4]])
+    m = nn.Sequential(nn.Linear(2, 2), nn.Dropout())
+    m.train(False)
+    P([mm.training for mm in m.modules()])
+    try:
+        m.train("yes")
+    except Exception as e:
+        R(e)
+    P(m.eval() is m, m.train() is m)
+
+
+@probe
+def rrelu_eval_value(lib, nn, P, R):
+    x = lib.tensor([-1.0, 2.0])
+    P(nn.RReLU(0.1, 0.3).eval()(x).tolist())
+    P(lib.nn.functional.rrelu(x, training=False).tolist())
+
+
+@probe
+def mha_eval(lib, nn, P, R):
+    lib.manual_seed(0)
+    m = nn.MultiheadAttention(4, 2, dropout=0.5, batch_first=True)
+    with lib.no_grad():
+        for i, p in enumerate(m.parameters()):
+            p.copy_(lib.linspace(-0.5, 0.5, p.numel()).reshape(p.shape))
+    m.eval()
+    q = lib.linspace(-1, 1, 12).reshape(1, 3, 4)
+    out, w = m(q, q, q)
+    P([round(v, 4) for v in out.flatten().tolist()], [round(v, 4) for v in w.flatten().tolist()])
+    out, w = m(q, q, q, average_attn_weights=False)
+    P(tuple(w.shape))
+    out, w = m(q, q, q, need_weights=False)
+    P(w)
+
+
+@probe
+def module_repr_nested(lib, nn, P, R):
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 8, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(8)
+            self.act = nn.ReLU(inplace=True)
+            self.extra = nn.ModuleDict({"a": nn.Identity(), "b": nn.Sequential()})
+            self.ps = nn.ParameterList([nn.Parameter(lib.ones(2)), nn.Parameter(lib.ones(2, 3))])
+            self.pd = nn.ParameterDict({"x": nn.Parameter(lib.ones(1))})
+            self.register_buffer("buf", lib.zeros(2))
+
+    m = nn.Sequential(
+        Block(), nn.Sequential(nn.Flatten(), nn.Linear(8, 2)), nn.ModuleList([nn.ReLU(), nn.ReLU(), nn.Tanh()])
+    )
+    P(m)
+    P(m[0].ps)
+    P(m[0].pd)
+    P(repr(nn.ModuleList([nn.Linear(2, 2) for _ in range(4)] + [nn.ReLU()])))
+    P(repr(nn.Sequential(*[nn.Linear(2, 2) for _ in range(3)], nn.ReLU(), nn.ReLU())))
+
+
+@probe
+def parameter_repr(lib, nn, P, R):
+    p = nn.Parameter(lib.ones(2))
+    P(repr(p))
+    P(repr(nn.Parameter(lib.ones(2), requires_grad=False)))
+    P(repr(nn.Parameter(lib.ones(2, dtype=lib.float64))))
+    P(repr(nn.Parameter()))
+    b = nn.Buffer(lib.ones(2))
+    P(repr(b))
+
+
+@probe
+def module_misc(lib, nn, P, R):
+    m = nn.Linear(2, 3)
+    P(m.__class__.__name__, m._get_name(), m.extra_repr())
+    P(sorted(k for k in m.__dict__ if not k.startswith("_") or k in ("_parameters", "_buffers", "_modules")))
+    P(
+        hasattr(m, "_non_persistent_buffers_set"),
+        hasattr(m, "_forward_hooks"),
+        hasattr(m, "_backward_hooks"),
+        hasattr(m, "_state_dict_hooks"),
+    )
+    m.register_buffer("nb", lib.ones(1), persistent=False)
+    P(getattr(m, "_non_persistent_buffers_set", None))
+    P(m.training, m.in_features, m.out_features)
+    m2 = nn.Module()
+    P(repr(m2), list(m2.state_dict()))
+    try:
+        m2(1)
+    except Exception as e:
+        R(e)
+    del m.bias
+    P([k for k, _ in m.named_parameters()])
+    m.bias = None
+    P([k for k, _ in m.named_parameters()], m.bias)
+    m.register_parameter("bias", nn.Parameter(lib.zeros(3)))
+    P([k for k, _ in m.named_parameters()])
+
+
+@probe
+def init_gain(lib, nn, P, R):
+    I = nn.init
+    for nl in (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "selu",
+    ):
+        P(nl, I.calculate_gain(nl))
+    for a in (None, 0.2, 1, 0):
+        P("leaky", a, I.calculate_gain("leaky_relu", a))
+    for bad in (("leaky_relu", True), ("leaky_relu", "x"), ("gelu", None), ("relu", 5)):
+        try:
+            P(bad, I.calculate_gain(*bad))
+        except Exception as e:
+            R(e)
+
+
+@probe
+def init_fans(lib, nn, P, R):
+    I = nn.init
+    for shape in ((3, 4), (3, 4, 5), (2, 3, 4, 5), (6,), (0, 3), (3, 0, 2)):
+        t = lib.empty(shape)
+        try:
+            fi, fo = I._calculate_fan_in_and_fan_out(t)
+            P(shape, fi, fo)
+        except Exception as e:
+            P(shape)
+            R(e)
+    for f, kw in (
+        (I.kaiming_uniform_, {}),
+        (I.kaiming_normal_, {"mode": "fan_out"}),
+        (I.xavier_uniform_, {}),
+        (I.xavier_normal_, {"gain": 2.0}),
+        (I.orthogonal_, {}),
+        (I.sparse_, {"sparsity": 0.5}),
+        (I.trunc_normal_, {}),
+        (I.eye_, {}),
+        (I.dirac_, {}),
+    ):
+        for shape in ((6,), (0, 3), (3, 4), (2, 3, 3)):
+            t = lib.empty(shape)
+            try:
+                r = f(t, **kw)
+                P(f.__name__, shape, r is t, tuple(r.shape))
+            except Exception as e:
+                P(f.__name__, shape)
+                R(e)
+    try:
+        I.kaiming_uniform_(lib.empty(3, 4), mode="fan_avg")
+    except Exception as e:
+        R(e)
+    try:
+        I.kaiming_uniform_(lib.empty(3, 4), nonlinearity="gelu")
+    except Exception as e:
+        R(e)
+
+
+@probe
+def init_values(lib, nn, P, R):
+    I = nn.init
+    t = lib.empty(3, 4)
+    P(I.constant_(t, 0.5).tolist()[0], I.ones_(t).sum().item(), I.zeros_(t).sum().item())
+    P(I.eye_(lib.empty(3, 4)).tolist())
+    P(I.dirac_(lib.empty(4, 2, 3)).flatten().tolist())
+    P(I.dirac_(lib.empty(4, 2, 3), groups=2).flatten().tolist())
+    t = lib.empty(1000, 1000)
+    I.trunc_normal_(t, mean=1.0, std=2.0, a=-1.0, b=2.0)
+    P(round(t.min().item(), 2) >= -1.0, round(t.max().item(), 2) <= 2.0)
+    I.uniform_(t, -3, -2)
+    P(t.min().item() >= -3, t.max().item() <= -2)
+    I.normal_(t, 5, 0.1)
+    P(round(t.mean().item(), 1), round(t.std().item(), 2))
+    I.xavier_uniform_(t)
+    P(round(t.abs().max().item(), 3), round(math.sqrt(6 / 2000), 3))
+    I.kaiming_normal_(t, a=0, mode="fan_in", nonlinearity="relu")
+    P(round(t.std().item(), 4), round(math.sqrt(2 / 1000), 4))
+    s = I.sparse_(lib.empty(100, 50), sparsity=0.3, std=0.01)
+    P((s == 0).sum(0).tolist()[:5])
+    o = I.orthogonal_(lib.empty(5, 3), gain=2.0)
+    P([[round(v, 4) + 0.0 for v in r] for r in (o.T @ o).tolist()])
+    with lib.no_grad():
+        w = nn.Parameter(lib.ones(2, 2))
+    r = I.normal_(w)
+    P(type(r).__name__, r.requires_grad, r is w)
+    g = lib.Generator().manual_seed(3)
+    a = I.uniform_(lib.empty(4), generator=g).tolist()
+    g.manual_seed(3)
+    b = I.uniform_(lib.empty(4), generator=g).tolist()
+    P(a == b)
+    try:
+        I.uniform_(lib.empty(3), a=2, b=1)
+        P("ok")
+    except Exception as e:
+        R(e)
+    P(I.constant_(lib.empty(2, dtype=lib.int64), 3).tolist())
+    P(I.xavier_uniform_(lib.empty(3, 4, dtype=lib.float64)).dtype)
+
+
+@probe
+def init_deprecated(lib, nn, P, R):
+    I = nn.init
+    for n in (
+        "uniform",
+        "normal",
+        "constant",
+        "xavier_uniform",
+        "xavier_normal",
+        "kaiming_uniform",
+        "kaiming_normal",
+        "orthogonal",
+        "sparse",
+    ):
+        P(n, hasattr(I, n))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        I.uniform(lib.empty(2))
+        P([str(x.category.__name__) for x in w], [str(x.message)[:60] for x in w])
 
 
 @pytest.mark.parametrize("f", PROBES, ids=[f.__name__ for f in PROBES])
