@@ -949,6 +949,8 @@ def logaddexp2(input, other) -> Tensor:
     _refuse_integral("logaddexp2", input, other)
     ln2 = math.log(2.0)
     a, b = float_result_operands(input, other)
+    if a.dtype in ("float16", "bfloat16"):  # PyTorch computes in float32 (the opmath type), rounds once
+        return named_node(logaddexp2(a.float(), b.float()).to(a.dtype), "Logaddexp2Backward0", a, b)
     return div(logaddexp(mul(a, ln2), mul(b, ln2)), ln2)
 
 

@@ -48,7 +48,7 @@ KNOWN = {
     "binary_cross_entropy_with_logits", "broadcast_to", "cat", "column_stack",
     "concat", "concatenate", "diag", "diag_embed", "diagflat", "diagonal", "diagonal_copy",
     "dstack", "flip", "float_power", "hinge_embedding_loss", "histogram",
-    "histogramdd", "hsplit", "hstack", "logaddexp2", "lu", "nan_to_num",
+    "histogramdd", "hsplit", "hstack", "lu", "nan_to_num",
     "nanquantile", "pca_lowrank", "quantile",
     "result_type", "row_stack", "stack", "svd", "svd_lowrank",
     "tile", "tril", "triu", "unique_consecutive", "view_copy", "vsplit", "vstack",
