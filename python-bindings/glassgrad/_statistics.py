@@ -144,7 +144,8 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     pairs = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     diff = input.index_select(0, pairs[0]) - input.index_select(0, pairs[1])
     from ._reductions import distance_norm
-    return distance_norm(diff, p, 1) if diff.shape[0] else diff.sum(1)
+    from ._torch_operands import named_node
+    return named_node(distance_norm(diff, p, 1) if diff.shape[0] else diff.sum(1), "PdistBackward0", input)
 
 
 __all__ = ["cov", "corrcoef", "trapezoid", "trapz", "cumulative_trapezoid", "pdist"]

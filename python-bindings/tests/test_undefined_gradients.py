@@ -30,6 +30,7 @@ def test_zero_order_norms_leave_grad_undefined_but_distances_give_zeros():
         "cdist0": zeros, "pdist0": zeros,
         "norm0_plus_sum": [ONES3, ONES3],
         "retained_before_norm0": (None, None),
+        "pdist_nodes": ["PdistBackward0"] * 4,
         "grad_norm0": [None],
     }
 

@@ -92,6 +92,8 @@ def norm_record(lib) -> dict:
         "pdist0": run(lambda x: lib.nn.functional.pdist(x, p=0)),
         "norm0_plus_sum": run(lambda x: x.norm(0) + x.sum()),
     }
+    x = lib.tensor([[1.0, 0.0, 2.0], [3.0, 1.0, 0.0]], requires_grad=True)
+    out["pdist_nodes"] = [lib.nn.functional.pdist(x, p).grad_fn.name() for p in (0, 1, 2, float("inf"))]
     x = lib.tensor([1.0, 0.0, 2.0], requires_grad=True)
     y = x * 2
     y.retain_grad()
