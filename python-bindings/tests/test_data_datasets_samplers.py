@@ -188,8 +188,11 @@ def test_subset_random_and_weighted_samplers():
     assert sorted(nr) == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="1d sequence"):
         D.WeightedRandomSampler([[1.0]], 1)
+    # More samples than non-zero weights without replacement: the zero-weight indices come last,
+    # as from PyTorch's multinomial; more than there are weights is refused when drawing.
+    assert list(D.WeightedRandomSampler([1, 0], 2, replacement=False)) == [0, 1]
     with pytest.raises(ValueError, match="without replacement"):
-        D.WeightedRandomSampler([1, 0], 2, replacement=False)
+        list(D.WeightedRandomSampler([1, 0], 3, replacement=False))
 
 
 
@@ -206,7 +209,7 @@ def test_weighted_sampler_keeps_float64_tensor_weights_and_raises_runtime_errors
         with pytest.raises(ValueError):
             D.WeightedRandomSampler(bad, 2)
     with pytest.raises(RuntimeError, match="without replacement"):
-        D.WeightedRandomSampler([1, 0], 2, replacement=False)
+        list(D.WeightedRandomSampler([1, 0], 3, replacement=False))
 
 
 def test_weighted_sampler_weights_match_torch(torch):

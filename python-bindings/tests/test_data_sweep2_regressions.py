@@ -57,3 +57,12 @@ def test_loaders_say_their_data_set_kind_as_pytorch():
     fetcher = D._DatasetKind.create_fetcher(D._DatasetKind.Map, D.TensorDataset(gg.arange(4)), True,
                                             D.default_collate, False)
     assert [t.tolist() for t in fetcher.fetch([0, 2])] == [[0, 2]]
+
+
+def test_weighted_sampler_without_replacement_past_its_non_zero_weights():
+    # PyTorch's multinomial draws every index of non-zero weight, then the zero-weight ones.
+    draws = list(D.WeightedRandomSampler([0, 1, 0, 1, 0, 0], 6, replacement=False))
+    assert sorted(draws[:2]) == [1, 3] and sorted(draws) == [0, 1, 2, 3, 4, 5]
+    sampler = D.WeightedRandomSampler([0, 1], 3, replacement=False)  # made; refused when drawn, as PyTorch
+    with pytest.raises(RuntimeError, match="n_sample > prob_dist.size"):
+        list(sampler)

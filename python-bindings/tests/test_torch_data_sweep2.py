@@ -186,6 +186,12 @@ SAMPLERS_AND_DATASETS = {
     "WeightedRandomSampler length": lambda m: len(list(U(m).WeightedRandomSampler([0.1, 0.9], 5))),
     "WeightedRandomSampler without replacement": lambda m: sorted(U(m).WeightedRandomSampler([0, 1, 1], 2,
                                                                                              replacement=False)),
+    "WeightedRandomSampler past its non-zero weights": lambda m: sorted(U(m).WeightedRandomSampler(
+        [0, 1, 1, 0], 4, replacement=False)),
+    "WeightedRandomSampler zero weights last": lambda m: sorted(list(U(m).WeightedRandomSampler(
+        [0, 1, 0, 1, 0, 0], 6, replacement=False))[:2]),
+    "WeightedRandomSampler more than its weights": lambda m: (lambda s: (s.num_samples, list(s)))(
+        U(m).WeightedRandomSampler([0, 1], 3, replacement=False)),
     "WeightedRandomSampler negative": lambda m: list(U(m).WeightedRandomSampler([-1, 1], 3)),
     "WeightedRandomSampler 2-d": lambda m: list(U(m).WeightedRandomSampler([[1, 1]], 3)),
     "WeightedRandomSampler num_samples 0": lambda m: list(U(m).WeightedRandomSampler([1, 1], 0)),

@@ -120,10 +120,6 @@ class WeightedRandomSampler(Sampler[int]):
         if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise _InvalidWeights(f"WeightedRandomSampler: weights must be finite, non-negative and not all zero "
                                   f"(got {w.size} weights summing to {w.sum() if w.size else 0})")
-        if not replacement and num_samples > np.count_nonzero(w):
-            raise _InvalidWeights(f"WeightedRandomSampler: cannot draw {num_samples} samples without replacement "
-                                  f"from {np.count_nonzero(w)} indices of non-zero weight\n  fix: replacement=True, "
-                                  f"or fewer samples")
         self.weights = new_tensor(w)
         self.num_samples = num_samples
         self.replacement = replacement
@@ -132,7 +128,19 @@ class WeightedRandomSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         rng = generator_of(self.generator, "WeightedRandomSampler")
         w = _weights_array(self.weights)
-        yield from rng.choice(len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum()).tolist()
+        if not self.replacement and self.num_samples > w.size:  # PyTorch's multinomial refuses it when drawing
+            raise _InvalidWeights(f"WeightedRandomSampler: cannot sample n_sample > prob_dist.size(-1) samples "
+                                  f"without replacement ({self.num_samples} from {w.size} weights)\n  fix: "
+                                  f"replacement=True, or num_samples <= len(weights)")
+        nonzero = int(np.count_nonzero(w))
+        if self.replacement or self.num_samples <= nonzero:
+            yield from rng.choice(len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum()).tolist()
+            return
+        # Without replacement and more samples than non-zero weights, PyTorch's multinomial gives
+        # every index of non-zero weight (in weighted order), then zero-weight ones (tied, in no
+        # particular order: a random one here).
+        yield from rng.choice(len(w), size=nonzero, replace=False, p=w / w.sum()).tolist()
+        yield from rng.permutation(np.flatnonzero(w == 0))[:self.num_samples - nonzero].tolist()
 
     def __len__(self) -> int:
         return self.num_samples
