@@ -1,10 +1,10 @@
 """Module API and nn.utils sweep against PyTorch (round 4): each script below runs once with
 glassgrad's `torch` and `nn` and once with PyTorch's, logging what a user script would see
-(values, names, repr text, which hooks ran and with what, train/eval results, nn.init fills); the
-two logs must agree. An error is
-logged by its class and message: PyTorch's exception classes must be among glassgrad's (its
-errors are also ValueError/TypeError subclasses) and glassgrad's message must hold PyTorch's
-first words (it may name the function first, and adds the cause and a fix). Skipped without torch."""
+(values, names, repr text, which hooks ran and with what, train/eval results, nn.init fills);
+the two logs must agree. An error is logged by its class and message: PyTorch's exception
+classes must be among glassgrad's (its errors are also ValueError/TypeError subclasses) and
+glassgrad's message must hold PyTorch's first words (it may name the function first, and adds
+the cause and a fix). Skipped without torch."""
 
 import importlib
 import math

@@ -354,6 +354,30 @@ def _lazy_table(module, name: str):
     return table
 
 
+def _is_dtype(a) -> bool:
+    return _dtypes._parse(a) is not None and not isinstance(a, bool)
+
+
+def _to_arguments(args: tuple, device, dtype):
+    """(device, dtype) of Module.to's positional forms, PyTorch's: (device, dtype), (dtype) or
+    (tensor), each followed by the flags non_blocking and copy; anything else is its TypeError."""
+    rest: tuple = ()
+    if args:
+        first = args[0]
+        if isinstance(first, Tensor):
+            device, dtype, rest = first.device, first.dtype, args[1:]
+        elif _is_dtype(first):
+            dtype, rest = first, args[1:]
+        else:
+            device, rest = first, args[1:]
+            if rest and (rest[0] is None or _is_dtype(rest[0])):
+                dtype, rest = (rest[0] if rest[0] is not None else dtype), rest[1:]
+    if len(rest) > 2 or not all(isinstance(flag, bool) for flag in rest):
+        raise TypeError(f"to() received an invalid combination of arguments - got {args}\n  fix: one of "
+                        f"to(device, dtype, non_blocking), to(dtype, non_blocking), to(tensor, non_blocking)")
+    return device, dtype
+
+
 class ModuleInitOrderError(_C.GlassgradError, AttributeError):
     """A parameter, buffer or layer assigned before Module.__init__ ran: PyTorch raises an
     AttributeError ("cannot assign parameters before Module.__init__() call"); this is both."""
@@ -930,15 +954,13 @@ class Module:
         "Memory formats"), with the same values."""
         device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)
+        kwargs.pop("copy", None)
         from .._memory_formats import checked
         checked(kwargs.pop("memory_format", None), "to")
-        for a in args:
-            if isinstance(a, Tensor):
-                device, dtype = a.device, a.dtype
-            elif _dtypes._parse(a) is not None and not isinstance(a, bool):
-                dtype = a
-            else:
-                device = a
+        if kwargs:
+            raise TypeError(f"to() received an invalid combination of arguments: unexpected keyword(s) "
+                            f"{sorted(kwargs)}\n  fix: model.to(device=, dtype=, non_blocking=, memory_format=)")
+        device, dtype = _to_arguments(args, device, dtype)
         if dtype is not None:
             if not _dtypes.to_dtype(dtype).is_floating_point:
                 raise InvalidArgumentTypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
