@@ -66,3 +66,10 @@ def test_weighted_sampler_without_replacement_past_its_non_zero_weights():
     sampler = D.WeightedRandomSampler([0, 1], 3, replacement=False)  # made; refused when drawn, as PyTorch
     with pytest.raises(RuntimeError, match="n_sample > prob_dist.size"):
         list(sampler)
+
+
+def test_weighted_sampler_checks_its_weights_when_drawing():
+    for bad in ([1.0, -2.0], [0.0, 0.0], [1.0, float("nan")], []):
+        sampler = D.WeightedRandomSampler(bad, 2)  # PyTorch's constructor takes them
+        with pytest.raises(RuntimeError, match="invalid multinomial distribution"):
+            list(sampler)

@@ -192,6 +192,8 @@ SAMPLERS_AND_DATASETS = {
         [0, 1, 0, 1, 0, 0], 6, replacement=False))[:2]),
     "WeightedRandomSampler more than its weights": lambda m: (lambda s: (s.num_samples, list(s)))(
         U(m).WeightedRandomSampler([0, 1], 3, replacement=False)),
+    "WeightedRandomSampler made with invalid weights": lambda m: [U(m).WeightedRandomSampler(w, 2).num_samples
+                                                                  for w in ([1.0, -2.0], [0.0, 0.0], [])],
     "WeightedRandomSampler negative": lambda m: list(U(m).WeightedRandomSampler([-1, 1], 3)),
     "WeightedRandomSampler 2-d": lambda m: list(U(m).WeightedRandomSampler([[1, 1]], 3)),
     "WeightedRandomSampler num_samples 0": lambda m: list(U(m).WeightedRandomSampler([1, 1], 0)),

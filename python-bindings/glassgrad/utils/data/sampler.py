@@ -117,9 +117,6 @@ class WeightedRandomSampler(Sampler[int]):
         w = _weights_array(weights)
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
-        if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise _InvalidWeights(f"WeightedRandomSampler: weights must be finite, non-negative and not all zero "
-                                  f"(got {w.size} weights summing to {w.sum() if w.size else 0})")
         self.weights = new_tensor(w)
         self.num_samples = num_samples
         self.replacement = replacement
@@ -128,6 +125,12 @@ class WeightedRandomSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         rng = generator_of(self.generator, "WeightedRandomSampler")
         w = _weights_array(self.weights)
+        # PyTorch's multinomial checks the weights when drawing (the sampler is made unchecked).
+        if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise _InvalidWeights(f"WeightedRandomSampler: invalid multinomial distribution: weights must be finite, "
+                                  f"non-negative and not all zero (got {w.size} weights summing to "
+                                  f"{w.sum() if w.size else 0})\n  fix: pass a weight > 0 for at least one sample "
+                                  f"and no NaN, infinite or negative weights")
         if not self.replacement and self.num_samples > w.size:  # PyTorch's multinomial refuses it when drawing
             raise _InvalidWeights(f"WeightedRandomSampler: cannot sample n_sample > prob_dist.size(-1) samples "
                                   f"without replacement ({self.num_samples} from {w.size} weights)\n  fix: "
