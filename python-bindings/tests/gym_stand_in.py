@@ -122,3 +122,11 @@ class Env:
 def make(name, max_episode_steps=None, autoreset=False, render_mode=None):
     inner = {"CartPole-v1": CartPole, "Pendulum-v1": Pendulum}[name]()
     return Env(inner, max_episode_steps, autoreset)
+
+
+class logger:
+    level = 30
+
+    @classmethod
+    def set_level(cls, level):
+        cls.level = level
