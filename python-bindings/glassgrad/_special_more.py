@@ -55,9 +55,23 @@ def _logit_derivative(x: Tensor, y: Tensor) -> Tensor:
 _Logit = _unary("Logit", lambda z: z.log() - (-z).log1p(), _logit_derivative)
 
 
+def _rounded_logit(dtype: str):
+    """log(z / (1 - z)) of a float16 or bfloat16 z with 1 - z and the quotient rounded to its
+    dtype, as PyTorch's kernel computes them in the dtype (logit(bfloat16 0.5469) is 0.1846 there,
+    0.1885 from the exact value)."""
+    def value(w: Tensor) -> Tensor:
+        one_minus = w.neg().add(1).to(dtype).double()  # type: ignore[attr-defined]  # methods bound at import
+        return w.div(one_minus).to(dtype).double().log()  # type: ignore[attr-defined]
+    return _unary("Logit", value, _logit_derivative)
+
+
+_ROUNDED_LOGIT = {"float16": _rounded_logit("float16"), "bfloat16": _rounded_logit("bfloat16")}
+
+
 def logit_without_eps(z: Tensor) -> Tensor:
     """torch.logit(z) of a float tensor z, eps not given: log(z / (1 - z)) with PyTorch's gradient."""
-    return _Logit.apply(z)
+    rounded = _ROUNDED_LOGIT.get(_dtypes.plain(z.dtype))
+    return (rounded or _Logit).apply(z)
 
 
 def _entr_value(x: Tensor) -> Tensor:

@@ -279,3 +279,15 @@ def test_logaddexp2_of_reduced_floats_rounds_once(dtype):
     # d/da log2(2^a + 2^(2a)) = (2^a + 2 * 2^(2a)) / (2^a + 2^(2a))
     v = np.array([1.0, 2.0])
     np.testing.assert_allclose(x.grad.float().numpy(), (2 ** v + 2 * 4 ** v) / (2 ** v + 4 ** v), rtol=1e-2)
+
+
+def test_logit_of_reduced_floats_rounds_as_pytorchs_kernel():
+    # 1 - x and x / (1 - x) rounded to the dtype before the log (PyTorch's values)
+    x = [0.5469, 0.1, 0.9, 0.3333, 0.7, 0.01]
+    assert gg.logit(gg.tensor(x).bfloat16()).float().tolist() == [0.1845703125, -2.1875, 2.1875, -0.68359375,
+                                                                  0.84375, -4.59375]
+    assert gg.special.logit(gg.tensor(x).half()).float().tolist() == [0.1881103515625, -2.197265625, 2.197265625,
+                                                                      -0.69384765625, 0.8486328125, -4.59375]
+    z = gg.tensor([0.25, 0.5], dtype=gg.bfloat16, requires_grad=True)
+    gg.logit(z).sum().backward()
+    assert z.grad.float().tolist() == [5.34375, 4.0]  # 1 / (z (1 - z)): 16 / 3 rounded to bfloat16, and 4

@@ -38,8 +38,6 @@ KNOWN = {
     "flatten", "softmax", "log_softmax",
     # a positional number for x (PyTorch's keyword-only dx: its TypeError)
     "trapezoid", "trapz", "cumulative_trapezoid",
-    # float16/bfloat16 without eps: PyTorch rounds 1 - x and x / (1 - x) to the dtype before the log
-    "logit",
     # pow is an int in PyTorch's signature (a float is its TypeError)
     "norm_except_dim",
     # a floating one-element tensor as the split size, which Tensor.split takes (int() of it) and
