@@ -52,3 +52,22 @@ def test_module_to_takes_pytorchs_positional_forms_only():
             m.to(*bad)
     with pytest.raises(TypeError):
         m.to(torch.float32, blocking=True)
+
+
+def test_a_child_registered_as_none_keeps_its_name():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(1, 1)
+            self.register_module("head", None)
+
+    net = Net()
+    assert repr(net) == "Net(\n  (fc): Linear(in_features=1, out_features=1, bias=True)\n  (head): None\n)"
+    assert [k for k, _ in net.named_children()] == ["fc"] and net.head is None
+    # a key under a None child is not unexpected (PyTorch's rule: "head" is in _modules)
+    sd = {"fc.weight": torch.ones(1, 1), "fc.bias": torch.ones(1), "head.weight": torch.ones(1)}
+    assert repr(net.load_state_dict(sd)) == "<All keys matched successfully>"
+    net.fc = None  # None over a child keeps the name too
+    assert "(fc): None" in repr(net) and list(net.state_dict()) == []
+    net.head = nn.ReLU()
+    assert [k for k, _ in net.named_children()] == ["head"]

@@ -430,10 +430,11 @@ class Module:
             raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (glassgrad.nn.Parameter "
                             f"or None expected)\n  fix: {type(self).__name__}.{name} = nn.Parameter(value), or "
                             f"copy values in with `with torch.no_grad(): module.{name}.copy_(value)`")
-        if value is None and name in d.get("_parameters", {}):
-            d["_parameters"][name] = None  # PyTorch keeps the name declared, with no tensor
-            _bump_structure_version()
-            return
+        for table in ("_parameters", "_modules"):
+            if value is None and name in d.get(table, {}):
+                d[table][name] = None  # PyTorch keeps the name declared, with no tensor or layer
+                _bump_structure_version()
+                return
         if (value is not None and (name in d.get("_buffers", ()) or name in d.get("_modules", ()))
                 and not isinstance(value, (Parameter, Module))):
             _refuse_non_entry(self, name, value)
@@ -583,6 +584,11 @@ class Module:
         _check_new_name(self, "module", name, "_modules")  # PyTorch's name rules, as for buffers
         if module is None:  # a Module's hooks run in __setattr__
             module = _reg.run(_reg.MODULE, self, name, module)
+        if module is None:  # the name is kept in _modules, as PyTorch's (printed "(name): None")
+            self.__dict__.pop(name, None)
+            self._modules[name] = None
+            _bump_structure_version()
+            return
         setattr(self, name, module)
 
     register_module = add_module
