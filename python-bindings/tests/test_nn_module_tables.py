@@ -71,3 +71,21 @@ def test_a_child_registered_as_none_keeps_its_name():
     assert "(fc): None" in repr(net) and list(net.state_dict()) == []
     net.head = nn.ReLU()
     assert [k for k, _ in net.named_children()] == ["head"]
+
+
+def test_a_buffer_registered_as_none_becomes_the_tensor_assigned_later():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("mask", None)
+            self.register_buffer("cache", None, persistent=False)
+
+    net = Net()
+    assert list(net._buffers) == ["mask", "cache"] and net.mask is None and list(net.state_dict()) == []
+    net.mask = torch.ones(2)
+    net.cache = torch.ones(1)
+    assert [k for k, _ in net.named_buffers()] == ["mask", "cache"] and list(net.state_dict()) == ["mask"]
+    net.double()
+    assert net.mask.dtype == torch.float64
+    net.mask = None
+    assert list(net._buffers) == ["mask", "cache"] and list(net.state_dict()) == []

@@ -430,7 +430,7 @@ class Module:
             raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (glassgrad.nn.Parameter "
                             f"or None expected)\n  fix: {type(self).__name__}.{name} = nn.Parameter(value), or "
                             f"copy values in with `with torch.no_grad(): module.{name}.copy_(value)`")
-        for table in ("_parameters", "_modules"):
+        for table in ("_parameters", "_buffers", "_modules"):
             if value is None and name in d.get(table, {}):
                 d[table][name] = None  # PyTorch keeps the name declared, with no tensor or layer
                 _bump_structure_version()
@@ -534,8 +534,11 @@ class Module:
         if tensor is not None and not isinstance(tensor, (Tensor, np.ndarray, np.generic)):  # NumPy: glassgrad's own
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None "
                             f"required)\n  fix: {type(self).__name__}.register_buffer('{name}', torch.tensor(value))")
-        if tensor is None:
-            object.__setattr__(self, name, None)
+        if tensor is None:  # the name is declared in _buffers, as PyTorch's: a tensor assigned later is the buffer
+            self.__dict__.pop(name, None)
+            self._buffers[name] = None
+            non_persistent = self.__dict__.setdefault("_non_persistent", set())
+            (non_persistent.discard if persistent else non_persistent.add)(name)
             return
         tensor = _reg.run(_reg.BUFFER, self, name, tensor)
         arr = tensor.numpy(force=True) if isinstance(tensor, Tensor) else np.asarray(tensor)
