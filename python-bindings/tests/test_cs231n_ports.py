@@ -17,13 +17,20 @@ Notebooks run cell by cell (notebook_cells.py) in a ported copy of their assignm
   the notebook's simclr_sanity_check.key (a torch.save file). Its setup cell imports thop (an
   operation counter hooking PyTorch's own modules), which the tests make unimportable, so the
   cells after it that train (and would download pretrained weights) raise alike everywhere.
-Transformer_Captioning.ipynb reads COCO features through h5py files and cannot run here; its
-model, layers and solver are compared with PyTorch's run directly below instead. IPython (the
-notebooks' image display) is made unimportable for the same raised cells on every machine.
+- assignment3/Transformer_Captioning.ipynb (cs231n/transformer_layers.py, classifiers/transformer.py,
+  captioning_solver_transformer.py): COCO captions and PCA features written small in the h5py files
+  and vocabulary JSON coco_utils.load_coco_data reads (needs h5py); the notebook's attention and
+  positional-encoding checks print large errors without raising, as under PyTorch 2.14.1 (their
+  expected values depend on the random numbers); its sample images fail to download and are
+  skipped, as the notebook allows.
+  The model, layers and solver are also compared with PyTorch's run directly below (no h5py).
+IPython (the notebooks' image display) is made unimportable for the same raised cells on every
+machine.
 
 Each notebook also ran under PyTorch 2.14.1 on the same files (torchvision's md5 check of the
 CIFAR-10 batch files turned off there, a driver outside the repository): the cells that raise are
 the ones PyTorch's run raises. Random numbers differ (glassgrad does not reproduce PyTorch's)."""
+import json
 import os
 import shutil
 import sys
@@ -84,6 +91,49 @@ def test_self_supervised_notebook_checks_pass(tmp_path):
 
 def _no_h5py(name):
     raise AttributeError(f"h5py.{name}: h5py is not installed (a test stand-in)")
+
+
+def write_coco(folder, n_train=60, n_val=20, n_images=12, seed=0):
+    """The files cs231n/coco_utils.load_coco_data reads, small: captions (17 tokens, <START> ...
+    <END> then <NULL>s) of random words and image indexes, 512 PCA features an image, the
+    vocabulary and the image URLs."""
+    import h5py
+    rng = np.random.default_rng(seed)
+    words = ["<NULL>", "<START>", "<END>", "<UNK>"] + [f"w{i}" for i in range(20)]
+    os.makedirs(folder, exist_ok=True)
+
+    def captions(n):
+        out = np.zeros((n, 17), np.int32)
+        out[:, 0] = 1
+        for row in out:
+            length = rng.integers(4, 15)
+            row[1:length + 1] = rng.integers(4, len(words), length)
+            row[length + 1] = 2
+        return out
+    with h5py.File(os.path.join(folder, "coco2014_captions.h5"), "w") as f:
+        f["train_captions"] = captions(n_train)
+        f["train_image_idxs"] = rng.integers(0, n_images, n_train).astype(np.int32)
+        f["val_captions"] = captions(n_val)
+        f["val_image_idxs"] = rng.integers(0, n_images // 2, n_val).astype(np.int32)
+    for split, n in (("train", n_images), ("val", n_images // 2)):
+        with h5py.File(os.path.join(folder, f"{split}2014_vgg16_fc7_pca.h5"), "w") as f:
+            f["features"] = rng.standard_normal((n, 512)).astype(np.float32)
+        with open(os.path.join(folder, f"{split}2014_urls.txt"), "w") as f:
+            f.write("\n".join(f"http://images.cocodataset.org/{split}2014/{i}.jpg" for i in range(n)) + "\n")
+    with open(os.path.join(folder, "coco2014_vocab.json"), "w") as f:
+        json.dump({"idx_to_word": words, "word_to_idx": {w: i for i, w in enumerate(words)}}, f)
+
+
+@needs(REPO)
+@pytest.mark.slow
+def test_transformer_captioning_notebook_runs_to_the_end(tmp_path):
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("h5py")
+    folder, path = ported_notebook(tmp_path, REPO, "assignment3/Transformer_Captioning.ipynb")
+    write_coco(str(folder / "cs231n" / "datasets" / "coco_captioning"))
+    shown = ["train_captions <class 'numpy.ndarray'> (60, 17) int32", "self_attn_output error:",
+             "(Iteration 191 / 200) loss:", "Final loss:", "URL Error:"]
+    check_cells(folder, path, {0: COLAB}, shown, hide=HIDE)
 
 
 def _ported_assignment3(tmp_path, monkeypatch):
