@@ -19,9 +19,12 @@ X = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 2.0]])
 
 @pytest.fixture
 def global_flag():
-    """The global kind flag is sticky (as PyTorch's): restored after a test that sets it."""
+    """The global kind flag is sticky (as PyTorch's): a test that sets it starts with it unset (an
+    earlier file of the same process may have registered a global full backward hook) and leaves
+    it as it found it."""
+    before, legacy.GLOBAL_FLAG.is_full = legacy.GLOBAL_FLAG.is_full, None
     yield
-    legacy.GLOBAL_FLAG.is_full = None
+    legacy.GLOBAL_FLAG.is_full = before
 
 
 def _linear():
