@@ -162,6 +162,10 @@ from . import _tensor_arguments
 # torch's TypeError for a number where only a Tensor is taken (torch.exp(2.0)); sparse tensors count as tensors
 _tensor_arguments.install(globals(), (Tensor, sparse.SparseTensor))
 del _tensor_arguments
+from . import _view_base
+# Tensor._base: the view functions record a view's root (last: they wrap the final functions)
+_view_base.install(Tensor, globals())
+del _view_base
 from . import _absent_dtypes
 
 

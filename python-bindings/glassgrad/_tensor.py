@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _no_grad_views, _view_hooks, _vmap_calls
+from . import _no_grad_views, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -881,7 +881,8 @@ class Tensor:
     # __getattr__ while any tensor holds one); ordinary tensors never set it. __dict__: attributes
     # a script sets on a tensor (`inp.g = grad`, `p.no_decay = True`) stay on it, as on PyTorch's;
     # deepcopy, copy and pickling carry them (__deepcopy__, __reduce__).
-    __slots__ = ("_h", "_array", "__weakref__", "__dict__")
+    # _view_base: a view's root (Tensor._base, _view_base.py), set on views only.
+    __slots__ = ("_h", "_array", "_view_base", "__weakref__", "__dict__")
     __hash__ = object.__hash__
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
 
@@ -1535,6 +1536,9 @@ class Tensor:
     def retains_grad(self) -> bool:
         """Whether retain_grad() was called on this computed tensor (Tensor.retains_grad)."""
         return (not self.is_leaf) and self._h.retains_grad
+
+    _base = property(_view_base.base, doc="The tensor this view's chain of views started from, or None (Tensor._base).")
+    _is_view = _view_base.is_view
 
     def detach(self) -> "Tensor":
         """The same values with no gradient flowing back (Tensor.detach); a view."""

@@ -1,0 +1,94 @@
+"""Tensor._base and Tensor._is_view(), as PyTorch's: a view's _base is the tensor its chain of
+views started from (the root, never an intermediate view: `x[1:].t()[0]._base is x`), the same
+Python object, which the view keeps alive; a tensor that is not a view has None.
+
+Invariants (docs/inplace-and-views.md, "Tensor._base"):
+- The root is recorded on the Tensor object (a slot: deepcopy, pickling and __dict__ copies never
+  carry it; in-place ops keep it, as they change the handle, not the object) by the public view
+  functions (PyTorch's list of view ops: indexing, view, reshape, t, transpose, split, ...) when
+  a caller outside the package calls them and the result shares the input's storage. Other ops
+  pay nothing. glassgrad's own layout steps (a result permuted to a channels_last or transposed
+  input's order, a reshape of a computed matrix product) are runtime views of fresh values that
+  PyTorch makes as new tensors: they stay no views.
+- detach(), .data and copies are not views; a view of them has them as its base.
+- A view of an inference tensor is no view (PyTorch tracks no views of inference tensors)."""
+from __future__ import annotations
+
+import functools
+import sys
+
+from ._trace import _PACKAGE_DIR
+
+# PyTorch's view functions (docs "Tensor Views"), as Tensor methods and torch.<name> functions
+_METHODS = ("__getitem__", "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "t", "transpose",
+            "swapaxes", "swapdims", "permute", "movedim", "moveaxis", "select", "unsqueeze", "squeeze", "expand",
+            "expand_as", "narrow", "diagonal", "unbind", "split", "split_with_sizes", "chunk", "tensor_split",
+            "hsplit", "vsplit", "dsplit", "as_strided", "unfold", "adjoint", "view_as_real")
+_PROPERTIES = ("T", "mT", "H", "mH", "real", "imag")
+_FUNCTIONS = ("reshape", "flatten", "unflatten", "t", "transpose", "swapaxes", "swapdims", "permute", "movedim",
+              "moveaxis", "select", "unsqueeze", "squeeze", "narrow", "diagonal", "unbind", "split",
+              "split_with_sizes", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit", "as_strided", "adjoint",
+              "view_as_real", "real", "imag")
+
+
+def _record(out, source) -> None:
+    """`out`, made by a view function from `source`, gets source's root as its base when it is a
+    view of source's storage (not a copy, not source itself)."""
+    h = out._h
+    if out is source or not h.is_view or not h.shares_storage(source._h) or source.is_inference():
+        return
+    try:
+        out._view_base = source._view_base
+    except AttributeError:  # source is not a view: it is the root
+        out._view_base = source
+
+
+def _recording(f, tensor_type):
+    @functools.wraps(f)
+    def view_function(*args, **kwargs):
+        out = f(*args, **kwargs)
+        if sys._getframe(1).f_code.co_filename.startswith(_PACKAGE_DIR):
+            return out  # a step inside another glassgrad function (module docstring)
+        source = args[0] if args else kwargs.get("input")
+        if isinstance(source, tensor_type):
+            if isinstance(out, tensor_type):
+                _record(out, source)
+            elif isinstance(out, (tuple, list)):
+                for x in out:
+                    if isinstance(x, tensor_type):
+                        _record(x, source)
+        return out
+    return view_function
+
+
+def install(tensor_type, namespace: dict) -> None:
+    """Wraps the view functions of tensor_type and of the glassgrad namespace."""
+    for name in _METHODS:
+        f = tensor_type.__dict__.get(name)
+        if callable(f):
+            setattr(tensor_type, name, _recording(f, tensor_type))
+    for name in _PROPERTIES:
+        p = tensor_type.__dict__.get(name)
+        if isinstance(p, property) and p.fget is not None:
+            setattr(tensor_type, name, property(_recording(p.fget, tensor_type), p.fset, p.fdel, p.__doc__))
+    for name in _FUNCTIONS:
+        f = namespace.get(name)
+        if callable(f):
+            namespace[name] = _recording(f, tensor_type)
+
+
+def base(t):
+    """Tensor._base: the root tensor of t's views, or None."""
+    try:
+        return t._view_base
+    except AttributeError:
+        return None
+
+
+def is_view(t) -> bool:
+    """Tensor._is_view(): whether t is a view of another tensor (its _base is not None)."""
+    try:
+        t._view_base
+    except AttributeError:
+        return False
+    return True
