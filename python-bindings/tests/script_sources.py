@@ -89,6 +89,9 @@ REPOSITORIES = {
     "mantasu-cs231n": "github.com/mantasu/cs231n",
     "Made-With-ML": "github.com/GokuMohandas/Made-With-ML",
     "udacity-deep-reinforcement-learning": "github.com/udacity/deep-reinforcement-learning",
+    "pytorch-generative-model-collections": "github.com/znxlwm/pytorch-generative-model-collections",
+    "pytorch-made": "github.com/karpathy/pytorch-made",
+    "pytorch-normalizing-flows": "github.com/karpathy/pytorch-normalizing-flows",
 }
 
 
