@@ -164,7 +164,9 @@ _tensor_arguments.install(globals(), (Tensor, sparse.SparseTensor))
 del _tensor_arguments
 from . import _view_base
 # Tensor._base: the view functions record a view's root (last: they wrap the final functions)
-_view_base.install(Tensor, globals())
+from ._tensor import _op as _view_op
+_view_base.install(Tensor, globals(), _view_op)
+del _view_op
 del _view_base
 from . import _absent_dtypes
 

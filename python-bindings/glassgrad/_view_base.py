@@ -20,7 +20,8 @@ import sys
 from ._trace import _PACKAGE_DIR
 
 # PyTorch's view functions (docs "Tensor Views"), as Tensor methods and torch.<name> functions
-_METHODS = ("__getitem__", "view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "t", "transpose",
+# (indexing: _new_view_on_whole_key)
+_METHODS = ("view", "view_as", "reshape", "reshape_as", "flatten", "unflatten", "t", "transpose",
             "swapaxes", "swapdims", "permute", "movedim", "moveaxis", "select", "unsqueeze", "squeeze", "expand",
             "expand_as", "narrow", "diagonal", "unbind", "split", "split_with_sizes", "chunk", "tensor_split",
             "hsplit", "vsplit", "dsplit", "as_strided", "unfold", "adjoint", "view_as_real")
@@ -61,12 +62,33 @@ def _recording(f, tensor_type):
     return view_function
 
 
-def install(tensor_type, namespace: dict) -> None:
-    """Wraps the view functions of tensor_type and of the glassgrad namespace."""
+def _new_view_on_whole_key(getitem, op):
+    """Tensor.__getitem__ recording a view's base, a key that takes all of x (x[:], x[...])
+    giving a new view of x, as PyTorch's (x itself inside the package; PyTorch's node names:
+    SliceBackward0 for one slice, else AliasBackward0)."""
+    @functools.wraps(getitem)
+    def __getitem__(self, key):
+        out = getitem(self, key)
+        if sys._getframe(1).f_code.co_filename.startswith(_PACKAGE_DIR):
+            return out
+        if out is self:
+            shape = list(self._h.shape)
+            if type(key) is slice and shape:
+                out = op("Slice", [self], {"dim": 0, "start": 0, "stop": shape[0], "step": 1})
+            else:
+                out = op("Reshape", [self], {"shape": shape, "torch_node": "AliasBackward0"})
+        _record(out, self)
+        return out
+    return __getitem__
+
+
+def install(tensor_type, namespace: dict, op) -> None:
+    """Wraps the view functions of tensor_type and of the glassgrad namespace (op: _tensor._op)."""
     for name in _METHODS:
         f = tensor_type.__dict__.get(name)
         if callable(f):
             setattr(tensor_type, name, _recording(f, tensor_type))
+    setattr(tensor_type, "__getitem__", _new_view_on_whole_key(tensor_type.__dict__["__getitem__"], op))
     for name in _PROPERTIES:
         p = tensor_type.__dict__.get(name)
         if isinstance(p, property) and p.fget is not None:

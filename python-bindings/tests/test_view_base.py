@@ -16,6 +16,9 @@ VIEWS = {
     "int index": lambda y: y[1],
     "column": lambda y: y[:, 1],
     "None index": lambda y: y[None],
+    "whole slice": lambda y: y[:],
+    "ellipsis": lambda y: y[...],
+    "whole slices": lambda y: y[:, :],
     "view": lambda y: y.view(24),
     "view same shape": lambda y: y.view(4, 6),
     "view_as": lambda y: y.view_as(y),
@@ -155,3 +158,29 @@ def test_base_is_read_only():
         y._base = y
     with pytest.raises(AttributeError):
         del y._base
+
+
+@pytest.mark.parametrize("key,node", [(slice(None), "SliceBackward0"), (slice(0, None), "SliceBackward0"),
+                                      ((slice(None),), "AliasBackward0"), (Ellipsis, "AliasBackward0"),
+                                      ((slice(None), slice(None)), "AliasBackward0")])
+def test_whole_key_gives_a_new_view(key, node):
+    # PyTorch: x[:] and x[...] are new views of x (never x itself), with these nodes
+    y = torch.randn(4, 6, requires_grad=True) * 1
+    v = y[key]
+    assert v is not y and v._base is y and v.grad_fn.name() == node
+    leaf = torch.randn(3, requires_grad=True)
+    w = leaf[key if key != (slice(None), slice(None)) else Ellipsis]
+    assert not w.is_leaf and w._base is leaf
+    w.sum().backward()
+    assert leaf.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_whole_key_view_writes_reach_the_base():
+    a = torch.zeros(3)
+    b = a[:]
+    b += 1
+    assert a.tolist() == [1.0, 1.0, 1.0] and b._base is a
+    a[...] += 1
+    assert a.tolist() == [2.0, 2.0, 2.0]
+    z = torch.tensor(2.0)
+    assert z[...] is not z and z[...]._base is z and z[()]._base is z
