@@ -88,6 +88,7 @@ REPOSITORIES = {
     "pytorch-cifar100": "github.com/weiaicunzai/pytorch-cifar100",
     "mantasu-cs231n": "github.com/mantasu/cs231n",
     "Made-With-ML": "github.com/GokuMohandas/Made-With-ML",
+    "PyTorch-VAE": "github.com/AntixK/PyTorch-VAE",
     "udacity-deep-reinforcement-learning": "github.com/udacity/deep-reinforcement-learning",
     "pytorch-generative-model-collections": "github.com/znxlwm/pytorch-generative-model-collections",
     "pytorch-made": "github.com/karpathy/pytorch-made",
