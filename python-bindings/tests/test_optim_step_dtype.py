@@ -21,9 +21,11 @@ def default_float64():
 
 
 def _one_step(name, dtype=gg.float32, **kw):
-    p = gg.nn.Parameter(gg.ones(2, 3, dtype=dtype))
+    # On the CPU, as PyTorch's tensors here: on a GPU (glassgrad's default device where one is
+    # usable) the state lives on the parameter's device and its repr names it.
+    p = gg.nn.Parameter(gg.ones(2, 3, dtype=dtype, device="cpu"))
     opt = getattr(gg.optim, name)([p], lr=0.1, **kw)
-    p.grad = gg.full((2, 3), 0.5, dtype=dtype)
+    p.grad = gg.full((2, 3), 0.5, dtype=dtype, device="cpu")
     opt.step()
     return p, opt
 
