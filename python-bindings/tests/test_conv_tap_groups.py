@@ -5,10 +5,6 @@ convolutions"). Every batch and pixel count below leaves a different partial sli
 a GEMM: the float64 formula in both dtypes on 1 and 2 threads, the baseline copy of the kernels
 (GLASSGRAD_CPU_ISA=generic) against this CPU's, float64 finite-difference gradients, and values
 PyTorch's documented conv2d gives."""
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -18,6 +14,7 @@ from glassgrad import _C
 
 from conv3x3_data import conv3x3_data, restore_threads_and_algo  # noqa: F401 (autouse fixture)
 from test_conv_winograd_stride2 import _ours as stride2_ours, _ref as stride2_ref
+from isa_runs import outputs_by_isa
 
 PAD = [1, 1, 1, 1]
 # (N, C, H, W, K): even H and W (the padding's taps all at the top and left), 2 to 8 outputs a row
@@ -85,13 +82,7 @@ np.savez(sys.argv[2], **out)
 def test_baseline_kernels_agree_with_this_cpus(tmp_path):
     """The same convs with the kernels capped at the baseline ISA and on this CPU's (its GEMM
     micro-kernels): equal up to the float rounding of the products' sums."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    runs = {}
-    for cap in ("generic", ""):
-        env = dict(os.environ, GLASSGRAD_CPU_ISA=cap, PYTHONPATH=os.pathsep.join(sys.path))
-        path = tmp_path / f"out_{cap or 'native'}.npz"
-        subprocess.run([sys.executable, "-c", _CHILD, here, str(path)], env=env, check=True, timeout=600)
-        runs[cap] = np.load(path)
+    runs = outputs_by_isa(_CHILD, tmp_path)
     for key in runs["generic"].files:
         a, b = runs["generic"][key], runs[""][key]
         tol = 1e-5 if key.startswith("float32") else 1e-12

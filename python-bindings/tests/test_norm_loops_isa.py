@@ -4,15 +4,12 @@ give the same bits (the same operations in the same order, no FMA contraction), 
 threads; values against NumPy's float64 formulas in both dtypes, with runs of odd lengths (the
 loops' tails past the 8 accumulator lanes); float64 finite-difference gradients; PyTorch's
 batch_norm and group_norm."""
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import glassgrad as gg
 import glassgrad.kernels as K
+from isa_runs import outputs_by_isa
 
 # (N, C, spatial): runs of 1, 7, 9, 33 and 64 values, and a 2-d input (runs of one value).
 SHAPES = [(3, 5, (7,)), (2, 4, (3, 3)), (4, 3, (3, 11)), (5, 6, ()), (2, 3, (8, 8))]
@@ -72,13 +69,7 @@ np.savez(sys.argv[2], **out)
 
 
 def test_baseline_loops_give_this_cpus_bits(tmp_path):
-    here = os.path.dirname(os.path.abspath(__file__))
-    runs = {}
-    for cap in ("generic", ""):
-        env = dict(os.environ, GLASSGRAD_CPU_ISA=cap, PYTHONPATH=os.pathsep.join(sys.path))
-        path = tmp_path / f"out_{cap or 'native'}.npz"
-        subprocess.run([sys.executable, "-c", _CHILD, here, str(path)], env=env, check=True, timeout=600)
-        runs[cap] = np.load(path)
+    runs = outputs_by_isa(_CHILD, tmp_path)
     assert len(runs["generic"].files) > 100
     for key in runs["generic"].files:
         np.testing.assert_array_equal(runs["generic"][key], runs[""][key], err_msg=key)
