@@ -277,6 +277,7 @@ class _TorchPickler:
         self.storages: list = []  # (key, contiguous little-endian array)
         self.numpy_keys: list = []  # the keys of the storages of NumPy arrays (NUMPY_RECORD)
         self.max_depth = max_depth
+        self.memo: Dict[int, int] = {}  # id(SavedTensor) -> its pickle memo slot (one tensor saved twice)
 
     def _global(self, module: str, name: str) -> None:
         self.out += b"c" + module.encode() + b"\n" + name.encode() + b"\n"
@@ -350,7 +351,13 @@ class _TorchPickler:
         elif isinstance(obj, str):
             self._str(obj)
         elif isinstance(obj, SavedTensor):
+            slot = self.memo.get(id(obj))
+            if slot is not None:  # the same tensor again: a reference to the first (BINGET / LONG_BINGET)
+                self.out += b"h" + bytes([slot]) if slot < 256 else b"j" + slot.to_bytes(4, "little")
+                return
             self._tensor(obj.array, obj.location)
+            slot = self.memo[id(obj)] = len(self.memo)
+            self.out += b"q" + bytes([slot]) if slot < 256 else b"r" + slot.to_bytes(4, "little")  # BINPUT
         elif isinstance(obj, np.ndarray):
             self.numpy_keys.append(str(len(self.storages)))
             self._tensor(obj, "cpu")

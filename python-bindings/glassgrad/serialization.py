@@ -10,7 +10,10 @@ What can be saved: a tree of dicts (str or int keys), lists and tuples whose lea
 Tensors, NumPy arrays, NumPy scalars and plain Python values (int, float, str, bool, None).
 load() returns the same tree, as torch.load does: every tensor a Tensor of its saved dtype
 (bfloat16 included) on the device it was saved on, or where map_location puts it; every NumPy
-array (and NumPy scalar) a NumPy array. Anything else, a whole model above all (torch.save(model, f)), is
+array (and NumPy scalar) a NumPy array. A tensor the tree holds more than once is written once
+in the torch format and loads as one tensor, as torch.load gives it (the other formats store it
+once per place). Views of one storage are saved as separate tensors: after load they share no
+memory, where PyTorch's keep sharing it. Anything else, a whole model above all (torch.save(model, f)), is
 pickled as torch.save pickles it (_checkpoint_objects.py), and load() gives it back with glassgrad
 Tensors and Parameters, under PyTorch's weights_only rules: its classes must be allowlisted
 (serialization.safe_globals) or the load asked for with weights_only=False.
@@ -200,17 +203,23 @@ def _member_name(path: Tuple, arrays: Dict[str, np.ndarray]) -> str:
     return name
 
 
-def _plain(obj, path: Tuple = ()):
+def _plain(obj, path: Tuple = (), seen: Optional[Dict[int, SavedTensor]] = None):
     """`obj` with every tensor a SavedTensor, every NumPy scalar a NumPy array, every dict a dict
     (OrderedDicts stay OrderedDicts) and every list and tuple a list and tuple, after checking
-    that it holds only what a checkpoint can: TypeError naming the entry otherwise."""
+    that it holds only what a checkpoint can: TypeError naming the entry otherwise. A tensor
+    that occurs more than once becomes one SavedTensor (`seen`, by the tensor's id: the tree is
+    alive while it is saved), which the torch format writes once and refers to again, so load()
+    gives one tensor back, as torch.load does."""
+    seen = {} if seen is None else seen
     where = "the object" if not path else "entry " + "/".join(str(p) for p in path)
     if len(path) > _MAX_DEPTH:
         raise TypeError(f"glassgrad.save: {where} is nested more than {_MAX_DEPTH} levels deep (a tree that "
                         f"contains itself?)\n  fix: save a flatter structure")
     from ._tensor import BFLOAT16_BITS, stored_array
     if _is_tensor(obj):
-        return SavedTensor(np.array(stored_array(obj), order="C"), str(obj.device))
+        if id(obj) not in seen:
+            seen[id(obj)] = SavedTensor(np.array(stored_array(obj), order="C"), str(obj.device))
+        return seen[id(obj)]
     if isinstance(obj, (np.ndarray, np.generic)):
         arr = np.array(obj, order="C")  # a C-ordered copy; keeps 0-d arrays 0-d (ascontiguousarray would not)
         if arr.dtype.kind not in "biuf" and arr.dtype != BFLOAT16_BITS:
@@ -225,10 +234,10 @@ def _plain(obj, path: Tuple = ()):
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise TypeError(f"glassgrad.save: {where} has a key {k!r} of type {type(k).__name__}; "
                                 f"dict keys must be str or int\n  fix: use str(key)")
-            out[k] = _plain(v, path + (k,))
+            out[k] = _plain(v, path + (k,), seen)
         return out
     if isinstance(obj, (list, tuple)):
-        items = [_plain(v, path + (i,)) for i, v in enumerate(obj)]
+        items = [_plain(v, path + (i,), seen) for i, v in enumerate(obj)]
         return items if isinstance(obj, list) else tuple(items)
     _refuse(obj, where)
 

@@ -205,3 +205,44 @@ def test_hand_written_pickle_is_what_pickle_reads():
     assert storages == [] and numpy_keys == []
     import pickle
     assert pickle.loads(data) == {"x": [1, (2.5, None)], 7: "s"}
+
+
+def _shared_tree():
+    t = gg.arange(6.0)
+    return t, {"a": t, "b": t, "nested": [t, (t, {"c": t})], "other": gg.arange(6.0)}
+
+
+def test_a_tensor_saved_twice_loads_as_one_tensor_written_once():
+    # torch.save's pickle memo: a tensor the tree holds twice is one tensor after torch.load
+    # (torch.save docs, "Saving and loading tensors preserves views"); equal values are not enough
+    _, tree = _shared_tree()
+    buf = io.BytesIO()
+    gg.save(tree, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as z:
+        storages = [n for n in z.namelist() if "/data/" in n and not n.endswith(".pkl")]
+    assert len(storages) == 2  # t once, "other" once
+    buf.seek(0)
+    back = gg.load(buf)
+    a = back["a"]
+    assert back["b"] is a and back["nested"][0] is a and back["nested"][1][0] is a and back["nested"][1][1]["c"] is a
+    assert back["other"] is not a and back["other"].tolist() == a.tolist() == list(range(6))
+
+
+def test_many_shared_tensors_use_the_long_memo_slots():
+    ts = [gg.full((2,), float(i)) for i in range(300)]  # slots past 255: LONG_BINPUT / LONG_BINGET
+    buf = io.BytesIO()
+    gg.save({"first": ts, "again": ts[::-1]}, buf)
+    buf.seek(0)
+    back = gg.load(buf)
+    assert all(x is y for x, y in zip(back["first"], back["again"][::-1]))
+    assert [float(x[0]) for x in back["first"]] == [float(i) for i in range(300)]
+
+
+def test_torch_load_sees_the_shared_tensor_as_one():
+    torch = pytest.importorskip("torch")
+    _, tree = _shared_tree()
+    buf = io.BytesIO()
+    gg.save(tree, buf)
+    buf.seek(0)
+    back = torch.load(buf, weights_only=True)
+    assert back["b"] is back["a"] and back["nested"][1][1]["c"] is back["a"] and back["other"] is not back["a"]
