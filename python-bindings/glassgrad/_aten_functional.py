@@ -60,9 +60,9 @@ def kl_div(input: Tensor, target: Tensor, reduction=_UNREDUCED, *, log_target: b
     F.kl_div's 'mean', not 'batchmean'; without F's warning about it, as PyTorch's ATen op).
     An integer or bool input or target is PyTorch's RuntimeError ('Integral inputs not supported')."""
     from .nn import functional as F
-    if not all(t.dtype.is_floating_point or t.dtype.is_complex for t in (input, target) if isinstance(t, Tensor)):
-        raise RuntimeError(f"kl_div: Integral inputs not supported.\n  got input {input.dtype}, target {target.dtype}\n"
-                           f"  fix: torch.kl_div(input.float(), target.float())")
+    from ._regression_losses import refuse_integral_kl_div
+    if isinstance(input, Tensor) and isinstance(target, Tensor):
+        refuse_integral_kl_div(input, target, "torch.kl_div")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "reduction: 'mean' divides", UserWarning)
         return F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"), log_target=log_target)

@@ -71,6 +71,14 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
     return _reduce(loss, reduction, node="HuberLossBackward0")
 
 
+def refuse_integral_kl_div(input: Tensor, target: Tensor, call: str) -> None:
+    """PyTorch's kl_div (F.kl_div and torch.kl_div alike) refuses an integer or bool input or
+    target with RuntimeError 'Integral inputs not supported'."""
+    if not all(t.dtype.is_floating_point or t.dtype.is_complex for t in (input, target)):
+        raise RuntimeError(f"kl_div: Integral inputs not supported.\n  got input {input.dtype}, target {target.dtype}\n"
+                           f"  fix: {call}(input.float(), target.float())")
+
+
 @_autocast.op("kl_div")
 def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
@@ -92,6 +100,7 @@ def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str
                           stacklevel=_trace.user_stacklevel())
     _args.flag(log_target, "log_target", where_)
     t = _tensor_like(target, input)
+    refuse_integral_kl_div(input, t, "F.kl_div")
     if log_target:
         loss = t.exp() * (t - input)
     else:
