@@ -17,6 +17,8 @@ from glassgrad import Tensor
 
 from . import _C
 from ._layouts import sparse_coo, strided  # noqa: F401  (torch.sparse_coo, torch.strided)
+from ._sparse_legacy import (BFloat16Tensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor,  # noqa: F401
+                             HalfTensor, IntTensor, LongTensor, ShortTensor)  # (torch.sparse.FloatTensor, ...)
 from ._tensor import host_values
 
 

@@ -77,3 +77,37 @@ def test_against_torch():
     np.testing.assert_allclose(gs.values().numpy(), ts.values().numpy())
     np.testing.assert_allclose(gg.sparse.mm(gs, gg.tensor(x)).numpy(),
                                torch.sparse.mm(ts, torch.from_numpy(x)).numpy(), rtol=1e-12)
+
+
+def test_legacy_sparse_constructors_warn_and_build_coo_tensors():
+    # torch.sparse.FloatTensor(indices, values, shape), as graph scripts build an adjacency
+    vals = np.arange(1.0, 7.0, dtype=np.float32)
+    with pytest.warns(UserWarning, match=r"torch.sparse.SparseTensor\(indices, values, shape, \*, device=\) is "
+                                         r"deprecated.  Please use torch.sparse_coo_tensor"):
+        s = torch_like.sparse.FloatTensor(torch_like.from_numpy(IDX), torch_like.from_numpy(vals), torch_like.Size(SIZE))
+    assert s.is_sparse and s.dtype == gg.float32 and tuple(s.shape) == SIZE and not s.is_coalesced()
+    np.testing.assert_array_equal(s.to_dense().numpy(), dense_of(IDX, vals, SIZE))
+    np.testing.assert_allclose(torch_like.spmm(s, gg.ones(4, 2)).numpy(), dense_of(IDX, vals, SIZE) @ np.ones((4, 2)))
+    assert isinstance(s, torch_like.sparse.FloatTensor) and not isinstance(s, torch_like.sparse.DoubleTensor)
+    assert not isinstance(gg.zeros(2), torch_like.sparse.FloatTensor)
+    # values keep their dtype (the class names only the empty forms' dtype); size from the indices
+    with pytest.warns(UserWarning, match=r"SparseTensor\(indices, values, \*, device=\)"):
+        inferred = torch_like.sparse.DoubleTensor(gg.tensor(IDX), gg.tensor([1, 2, 3, 4, 5, 6]))
+    assert inferred.dtype == gg.int64 and tuple(inferred.shape) == (4, 4)
+    with pytest.warns(UserWarning, match=r"SparseTensor\(shape, \*, device=\)"):
+        empty = torch_like.sparse.LongTensor(2, 3)
+    assert empty.dtype == gg.int64 and tuple(empty.shape) == (2, 3) and empty._nnz() == 0
+    with pytest.warns(UserWarning, match=r"SparseTensor\(shape, \*, device=\)"):
+        assert tuple(torch_like.sparse.FloatTensor((5, 2)).shape) == (5, 2)
+    with pytest.warns(UserWarning, match=r"SparseTensor\(\) is deprecated"):
+        none = torch_like.sparse.FloatTensor()
+    assert tuple(none.shape) == (0,) and none.dtype == gg.float32
+
+
+def test_legacy_sparse_constructors_refuse_other_arguments_with_the_forms():
+    with pytest.raises(TypeError, match=r"got \(list\)(.|\n)*tuple of ints size(.|\n)*fix: torch.sparse_coo_tensor"):
+        torch_like.sparse.FloatTensor([[1.0, 2.0]])
+    with pytest.raises(TypeError, match=r"got \(Tensor\)"):
+        torch_like.sparse.FloatTensor(gg.tensor(IDX))
+    with pytest.raises(TypeError, match="'size' must be a tuple of ints"):
+        torch_like.sparse.FloatTensor(gg.tensor(IDX), gg.ones(6), gg.tensor([4, 4]))
