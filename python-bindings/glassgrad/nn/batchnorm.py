@@ -3,7 +3,8 @@ arguments and semantics (torch.nn.BatchNorm1d / BatchNorm2d):
 
 - affine: learnable weight (ones) and bias (zeros); without it, no parameters.
 - track_running_stats: buffers running_mean (zeros), running_var (ones) and num_batches_tracked
-  (int64); without it, no buffers and batch statistics are used in eval mode too.
+  (int64); without it the three buffers are declared as None (kept out of state_dict) and batch
+  statistics are used in eval mode too.
 - momentum: running = (1 - momentum) * running + momentum * batch statistic (unbiased variance
   for running_var); momentum=None makes it the cumulative average, momentum = 1 / num_batches_tracked.
 - state_dict: weight, bias, running_mean, running_var, num_batches_tracked, in that order.
@@ -30,14 +31,18 @@ from .module import Module, Parameter, layer_name
 
 def register_running_stats(layer: Module, c: int, dt: np.dtype, device) -> None:
     """The buffers of a normalization layer with track_running_stats (PyTorch's, in its order):
-    running_mean (zeros), running_var (ones) and num_batches_tracked (int64 0); else all None."""
+    running_mean (zeros), running_var (ones) and num_batches_tracked (int64 0). Without it the
+    three names are still declared buffers, holding None (PyTorch's register_buffer(name, None)):
+    `_buffers` lists them, state_dict() and buffers() leave them out, and a tensor assigned to
+    one later becomes that buffer."""
+    if not layer.track_running_stats:
+        for name in ("running_mean", "running_var", "num_batches_tracked"):
+            layer.register_buffer(name, None)
+        return
     dev = _device.normalize(device)
-    if layer.track_running_stats:
-        layer.register_buffer("running_mean", tensor(np.zeros(c, dt), device=dev))
-        layer.register_buffer("running_var", tensor(np.ones(c, dt), device=dev))
-        layer.register_buffer("num_batches_tracked", tensor(np.array(0, np.int64), device=dev))
-    else:
-        layer.running_mean = layer.running_var = layer.num_batches_tracked = None
+    layer.register_buffer("running_mean", tensor(np.zeros(c, dt), device=dev))
+    layer.register_buffer("running_var", tensor(np.ones(c, dt), device=dev))
+    layer.register_buffer("num_batches_tracked", tensor(np.array(0, np.int64), device=dev))
 
 
 class _BatchNorm(Module):

@@ -632,7 +632,9 @@ class Module:
     def _get_entry(self, target: str, table: str, what: str):
         path, _, name = target.rpartition(".")
         owner = self.get_submodule(path)
-        if name not in getattr(owner, table) or getattr(owner, table)[name] is None:
+        # A buffer declared as None (register_buffer(name, None)) is returned as None, as
+        # PyTorch's get_buffer does; a parameter must be a Parameter
+        if name not in getattr(owner, table) or (getattr(owner, table)[name] is None and table == "_parameters"):
             kind = "parameter" if table == "_parameters" else "buffer"
             if not hasattr(owner, name):
                 raise AttributeError(f"{type(owner).__name__} has no attribute `{name}` (looking up {kind} "
