@@ -44,9 +44,7 @@ class Parameter(Tensor):
         if _keeps_layout(data, device):
             # PyTorch's Parameter shares the tensor's storage and strides (nn.Parameter(w.t())); here
             # a strided one does (a dense one is copied into a leaf of its own), as a detached view.
-            h = data.detach()._h
-            h.set_requires_grad(bool(requires_grad))
-            self._h = h
+            self._h = _aliasing_handle(data, requires_grad)
             return
         if isinstance(data, Tensor):
             device = data.device if device is None else device
@@ -73,6 +71,25 @@ class Parameter(Tensor):
         if id(self) not in memo:
             memo[id(self)] = Parameter(self.numpy(force=True), self.requires_grad, device=self.device, name=self.name)
         return memo[id(self)]
+
+
+def _aliasing_handle(data: Tensor, requires_grad: bool):
+    """A handle of a leaf over data's memory (a detached view: writes through either are seen by
+    the other), requiring gradients as asked."""
+    h = data.detach()._h
+    h.set_requires_grad(bool(requires_grad))
+    return h
+
+
+def sharing_parameter(data: Tensor, requires_grad: bool) -> "Parameter":
+    """A Parameter over data's own memory, as PyTorch's nn.Parameter(data) of any tensor (an
+    optimizer step on it writes data); load_state_dict(assign=True) makes its Parameters so. A
+    tensor of integers that must require gradients gets nn.Parameter's error."""
+    if requires_grad and not data.dtype.is_floating_point:
+        return Parameter(data, requires_grad)  # raises ParameterDTypeError
+    p = Parameter.__new__(Parameter)
+    p._h = _aliasing_handle(data, requires_grad)
+    return p
 
 
 def _keeps_layout(data, device) -> bool:
@@ -162,26 +179,28 @@ def _uninitialized(t) -> bool:
     return getattr(t, "cls_to_become", None) is not None
 
 
-def _check_entry(name: str, value, t: Tensor):
+def _check_entry(name: str, value, t: Tensor, read: bool = True):
     """(array of t's shape whose values t's dtype can hold, None), or (None, (exception class,
-    PyTorch's error message for the entry, a fix)), checked before anything is loaded."""
+    PyTorch's error message for the entry, a fix)), checked before anything is loaded. With
+    read=False a glassgrad Tensor entry is checked without reading its values and given back
+    itself (of t's shape) in place of the array: load_state_dict(assign=True) puts it in place."""
     if _uninitialized(value):  # an uninitialized lazy tensor (docs/lazy.md)
         return None, (_C.ShapeError, f"'{name}' is an uninitialized parameter or buffer (from a lazy layer saved "
                       f"before its first forward); the model's is {list(t.shape)}",
                       "run one forward pass of the lazy model before calling state_dict()")
     try:
-        arr = value._values() if isinstance(value, Tensor) else _array_and_dtype(value)[0]
+        arr = (value if not read else value._values()) if isinstance(value, Tensor) else _array_and_dtype(value)[0]
     except Exception as e:  # whatever the object is, say which entry it was
         return None, (StateDictError, f'While copying the parameter named "{name}", expected torch.Tensor or '
                       f"Tensor-like object from checkpoint but received {type(value)} ({e})",
                       "pass the tensors model.state_dict() returned")
-    if t.ndim == 0 and arr.shape == (1,):  # PyTorch's compatibility rule for old 0-d entries
+    if t.ndim == 0 and tuple(arr.shape) == (1,):  # PyTorch's compatibility rule for old 0-d entries
         arr = arr.reshape(())
     if tuple(arr.shape) != tuple(t.shape):
         return None, (StateDictShapeError, f"size mismatch for {name}: copying a param with shape "
                       f"{_sdl.shape_text(arr.shape)} from checkpoint, the shape in current model is "
                       f"{_sdl.shape_text(t.shape)}.", "build the model with the same layer sizes")
-    if arr.dtype.kind not in "biuf":
+    if not isinstance(arr, Tensor) and arr.dtype.kind not in "biuf":
         return None, (StateDictDTypeError, f"'{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}",
                       "pass numeric tensors or arrays, as model.state_dict() returns")
     return arr, None
@@ -270,20 +289,36 @@ def _refuse_non_entry(module, name: str, value) -> None:
 
 
 def _assign_entries(pairs) -> None:
-    """load_state_dict(assign=True): [(module, tensor, name, array, dtype)]: each entry's values
-    become a new Parameter (keeping the old one's requires_grad) or buffer of its module, in the
-    entry's dtype (bfloat16 too, as PyTorch's assign keeps it). Every new tensor is made before
-    any is put in place."""
+    """load_state_dict(assign=True): [(module, tensor, name, entry, dtype)], the entry a glassgrad
+    Tensor or the array of another kind of entry. As PyTorch's assign: a Tensor entry of a buffer
+    becomes the buffer itself (the same object); of a Parameter, a Parameter entry becomes the
+    parameter itself, its requires_grad set to the old parameter's, and any other Tensor is
+    wrapped in a Parameter sharing its memory (keeping the old one's requires_grad). An array
+    (NumPy, or a PyTorch tensor's values) becomes a new Parameter or buffer holding its values, in
+    the entry's dtype (bfloat16 too). Every new tensor is made before any is put in place."""
     made: List[Tuple[Dict[str, Any], str, Tensor]] = []
+    frozen: List[Tuple[Parameter, bool]] = []
     for owner, t, attr, arr, dtype in pairs:
+        if isinstance(arr, Tensor):
+            entry = arr
+            if isinstance(t, Parameter) and isinstance(entry, Parameter):
+                frozen.append((entry, t.requires_grad))
+            elif isinstance(t, Parameter):
+                entry = sharing_parameter(entry, t.requires_grad)
+            made.append((owner._parameters if isinstance(t, Parameter) else owner._buffers, attr, entry))
+            continue
         if isinstance(t, Parameter):
             values = _wrap(_C.lazy_leaf(raw_from_numpy(arr, t.device, t.name, dtype), "constant", False, "")) \
                 if dtype is not None else arr
             made.append((owner._parameters, attr, Parameter(values, t.requires_grad, device=t.device, name=t.name)))
         else:
             made.append((owner._buffers, attr, _state_leaf(np.asarray(arr), t.device, t.name, dtype)))
+    for p, requires_grad in frozen:
+        p.requires_grad_(requires_grad)
     for table, attr, new in made:
+        name = table[attr].name
         table[attr] = new
+        new._h.name = name  # the path of the entry it replaces ("layer1.0.conv1.weight")
     if made:
         _bump_structure_version()
 
@@ -906,8 +941,9 @@ class Module:
         """Copies the entries (tensors, NumPy arrays, or anything np.asarray reads: CPU torch
         tensors too) into the parameters and buffers of the same names; shapes must match, dtypes are converted to
         the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
-        when either is not empty. assign=True makes the entries' values (dtype included) the
-        module's new Parameters and buffers instead of copying into the existing ones. Load hooks
+        when either is not empty. assign=True puts the entries themselves in place instead of copying
+        into the existing tensors (a buffer is its entry, a Parameter wraps its entry's memory:
+        _assign_entries), in the entries' dtypes. Load hooks
         (register_load_state_dict_pre_hook / _post_hook) run as PyTorch runs them
         (glassgrad/nn/state_dict_hooks.py)."""
         # the argument is named as PyTorch names it: scripts pass load_state_dict(state_dict=sd)

@@ -128,7 +128,7 @@ def load_own(module, state_dict, prefix: str, local_metadata, strict: bool, miss
         value = state_dict[key]
         if is_lazy(t) and is_lazy(value):
             continue  # a lazy layer's entry saved before its first forward: both stay uninitialized
-        arr, error = _check_entry(key, value, t)
+        arr, error = _check_entry(key, value, t, read=not walk.assign)
         if error is not None:
             walk.kinds.append(error[0])
             errors.append(error[1])
