@@ -671,7 +671,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
                             f"shape {data.shape}, as PyTorch can't\n  fix: arr.astype(np.float32)")
     if isinstance(data, (list, tuple)) and data:
         _warn_list_of_arrays(data)
-    arr = np.asarray(_leaf_tensors_as_numbers(data) if isinstance(data, (list, tuple)) else data)
+    arr = _list_array(data, want) if isinstance(data, (list, tuple)) else np.asarray(data)
     if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
         values = arr.ravel().tolist()
         shown = next((v for v in values if v.imag), values[0] if values else None)
@@ -731,16 +731,31 @@ def _warn_list_of_arrays(data) -> None:
                       UserWarning, stacklevel=_trace.user_stacklevel())
 
 
-def _leaf_tensors_as_numbers(data):
+def _list_array(data, want: Optional[str]) -> np.ndarray:
+    """A list's values as an array. Tensors later in a list whose first items are numbers are found
+    only when NumPy cannot read them (one that requires grad, or of several elements) or reads
+    them as objects: the list is then read again with every leaf-depth item taken as a number."""
+    try:
+        arr = np.asarray(_leaf_tensors_as_numbers(data, want))
+    except (RuntimeError, ValueError, TypeError):
+        return np.asarray(_leaf_tensors_as_numbers(data, want, every=True))
+    return arr if arr.dtype.kind != "O" else np.asarray(_leaf_tensors_as_numbers(data, want, every=True))
+
+
+def _leaf_tensors_as_numbers(data, want: Optional[str] = None, every: bool = False):
     """data with the tensors at its leaf depth replaced by their numbers, as torch.tensor reads a
     list: its depth is that of the first elements' chain of lists, a tensor ending the chain (not
     a sequence to PyTorch), so each tensor at that depth must hold one element (of any shape:
-    [tensor([1.]), tensor([2.])] is tensor([1., 2.])). data itself when no tensor ends the chain."""
+    [tensor([1.]), tensor([2.])] is tensor([1., 2.])). data itself when no tensor ends the chain,
+    unless `every` (then each item at that depth is read so, as PyTorch reads [1.0, tensor(2.)]).
+    As PyTorch reads each such tensor as a Python number: one that requires grad gives float()'s
+    warning, and a floating one is refused for an integer or bool `want` dtype (its __index__)."""
     depth, first = 0, data
     while isinstance(first, (list, tuple)) and first:
         depth, first = depth + 1, first[0]
-    if not isinstance(first, Tensor):
+    if not every and not isinstance(first, Tensor):
         return data
+    integral = want is not None and (want in _INTEGER_NAMES or want == "bool")
 
     def number(t):
         if not isinstance(t, Tensor):
@@ -750,6 +765,13 @@ def _leaf_tensors_as_numbers(data):
                 f"only one element tensors can be converted to Python scalars\n  glassgrad.tensor: a list's "
                 f"innermost items are numbers, and this tensor of shape {list(t.shape)} holds {t.numel()} "
                 f"(as in PyTorch)\n  fix: glassgrad.stack(tensors) to join tensors into one")
+        if integral and t.is_floating_point():
+            raise TypeError(f"only integer tensors of a single element can be converted to an index\n  "
+                            f"glassgrad.tensor: a {t.dtype} tensor in the list, and dtype={want} asked for (as "
+                            f"PyTorch refuses it)\n  fix: convert the tensor first: t.to(glassgrad.{want}), or "
+                            f"glassgrad.stack(tensors).to(glassgrad.{want})")
+        if t.requires_grad and _C.grad_enabled():
+            _warn_float_of_grad(_trace.user_stacklevel() + 1)  # (warned one frame further in)
         return t.item()
 
     def walk(x, d):
@@ -860,14 +882,14 @@ def _not_one_element(t, first_line: str) -> str:
             f"  fix: reduce it first, e.g. t.mean().item(), or use t.tolist() / t.numpy()")
 
 
-def _warn_float_of_grad() -> None:
+def _warn_float_of_grad(stacklevel: int = 3) -> None:
     """PyTorch 2's warning for float() of a tensor that requires grad ('%1.3f' % loss), given once
     per process as PyTorch gives it (TORCH_WARN_ONCE), and only while gradients are enabled (not
     under no_grad or inference_mode); its text, so that filters written for PyTorch's match. item()
     and int() do not warn, as in PyTorch."""
     if _runtime.warn_once(_FLOAT_OF_GRAD_WARNED):
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                      "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
+                      "Consider using tensor.detach() first.", UserWarning, stacklevel=stacklevel)
 
 
 class Tensor:

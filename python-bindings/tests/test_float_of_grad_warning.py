@@ -1,6 +1,7 @@
 """float() of a tensor that requires grad warns once per process while gradients are enabled (not
 under no_grad, set_grad_enabled(False) or inference_mode; int() never), as PyTorch 2's does (scripts
-print `'%1.3f' % loss` that way): the value is a number cut off from the graph. Each case runs in a
+print `'%1.3f' % loss` that way): the value is a number cut off from the graph. torch.tensor,
+as_tensor and new_tensor of a list read each tensor in it so, with the same warning. Each case runs in a
 fresh interpreter, since the warning is given once per process, and under PyTorch too where it is
 installed (a differential check)."""
 import os
@@ -32,11 +33,21 @@ CASES = {
     "enable_grad inside no_grad": ("t = torch.ones((), requires_grad=True)\n"
                                    "with torch.no_grad():\n    with torch.enable_grad():\n        float(t)"),
     "int under grad": "int(torch.ones((), requires_grad=True) * 2)",
+    # torch.tensor / as_tensor / new_tensor read a list's tensors as float() does
+    "a list of tensors, twice": "w = torch.ones((), requires_grad=True); torch.tensor([w * 2, w]); torch.tensor([w])",
+    "a nested list's element": "torch.tensor([[1.0, torch.ones(2, requires_grad=True)[0]]])",
+    "as_tensor and new_tensor of a list": ("w = torch.ones((), requires_grad=True)\n"
+                                           "sys = __import__('sys'); torch.as_tensor([w])\n"
+                                           "sys.stderr.write('ENABLED\\n'); sys.stderr.flush(); w.new_tensor([w])"),
+    "a list under no_grad": ("w = torch.ones((), requires_grad=True)\n"
+                             "with torch.no_grad():\n    torch.tensor([w])"),
+    "a list of detached tensors": "torch.tensor([torch.ones((), requires_grad=True).detach(), torch.ones(())])",
 }
 WARNS = {"a computed loss, twice": 1, "a leaf": 1, "a one-element tensor": 1, "no grad": 0, "detached": 0,
          "item, int, format": 0, "under no_grad, then enabled": 1, "under no_grad": 0,
          "under set_grad_enabled(False)": 0, "under inference_mode": 0, "enable_grad inside no_grad": 1,
-         "int under grad": 0}
+         "int under grad": 0, "a list of tensors, twice": 1, "a nested list's element": 1,
+         "as_tensor and new_tensor of a list": 0, "a list under no_grad": 0, "a list of detached tensors": 0}
 
 
 def _warnings(module, code):

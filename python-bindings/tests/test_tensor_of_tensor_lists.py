@@ -63,3 +63,28 @@ def test_as_torch(i):
     pytest.importorskip("torch")
     from torch_fuzz import same
     same(CASES[i], where=f"case {i}")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool"])
+def test_floating_tensor_item_refused_for_an_integer_dtype(dtype):
+    # PyTorch reads the item through __index__ for an integer or bool dtype: its TypeError
+    with pytest.raises(TypeError, match="only integer tensors of a single element can be converted to an index"):
+        gg.tensor([gg.tensor(1.5), 2], dtype=getattr(gg, dtype))
+    with pytest.raises(TypeError, match="only integer tensors"):
+        gg.tensor([[gg.tensor([1.0]).half()]], dtype=getattr(gg, dtype))
+    with pytest.raises(TypeError, match="only integer tensors"):
+        gg.ones(2, dtype=getattr(gg, dtype)).new_tensor([gg.tensor(1.0)])
+
+
+def test_integer_and_bool_tensor_items_convert_to_any_dtype():
+    assert gg.tensor([gg.tensor(True), gg.tensor(3)], dtype=gg.int64).tolist() == [1, 3]
+    assert gg.tensor([gg.tensor(3)], dtype=gg.float32).tolist() == [3.0]
+    assert gg.tensor([gg.tensor(1.5), 2], dtype=gg.float64).tolist() == [1.5, 2.0]
+    assert gg.tensor([1.5, 2.7], dtype=gg.int64).tolist() == [1, 2]  # Python floats truncate
+
+
+def test_integer_dtype_refusal_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(TypeError, match="only integer tensors"):
+        torch.tensor([torch.tensor(1.5), 2], dtype=torch.int32)
+    assert torch.tensor([torch.tensor(True), torch.tensor(3)], dtype=torch.int64).tolist() == [1, 3]
