@@ -200,7 +200,18 @@ def _mlp_input_grad(budget_fraction):
 
 
 def test_checkpointed_mlp_gives_the_plain_gradient():
-    np.testing.assert_allclose(_mlp_input_grad(0.8), _mlp_input_grad(None), rtol=1e-5, atol=1e-6)
+    # The least budget checkpointing fits depends on the CPU's GEMM workspace (its instruction
+    # set's block sizes): the first of these fractions of the plain need that fits is used, and
+    # each is below the plain need, so the step is checkpointed.
+    plain = _mlp_input_grad(None)
+    for fraction in (0.8, 0.85, 0.9, 0.95):
+        try:
+            checkpointed = _mlp_input_grad(fraction)
+        except gg.OutOfMemoryError:
+            continue
+        np.testing.assert_allclose(checkpointed, plain, rtol=1e-5, atol=1e-6)
+        return
+    pytest.fail("no budget of 0.8 to 0.95 of the plain plan's need fits the checkpointed MLP step")
 
 
 # Gradients under a budget equal the unbudgeted ones, at every budget that fits. A Linear's
