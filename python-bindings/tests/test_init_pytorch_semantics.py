@@ -82,3 +82,29 @@ def test_warnings_and_dtypes_match_torch(case):
         seen.append((tuple(out) if not isinstance(out, (bool, str)) else out,
                      [str(w.message) for w in caught if w.category is UserWarning]))
     assert seen[0] == seen[1]
+
+
+@pytest.mark.parametrize("fill", [lambda t: init.xavier_normal_(t, gain=1.414), init.xavier_uniform_, init.normal_,
+                                  lambda t: init.constant_(t, 0.5), init.ones_, init.orthogonal_])
+def test_a_fill_of_data_a_view_or_a_detached_alias_writes_into_the_tensor_it_came_from(fill):
+    # scripts initialize `nn.init.xavier_normal_(self.W.data)`: the parameter holds the values
+    gg.manual_seed(0)
+    w = gg.nn.Parameter(gg.zeros(6, 4))
+    fill(w.data)
+    assert np.abs(w.detach().numpy()).sum() > 0 and w.is_leaf and w.requires_grad and w.grad_fn is None
+    assert w._version == 0   # .data's writes are not the parameter's versions (PyTorch's)
+    base = gg.zeros(6, 4)
+    fill(base[2:4])   # a view: its rows of the base change, the others stay zero
+    got = base.numpy()
+    assert np.abs(got[2:4]).sum() > 0 and not got[:2].any() and not got[4:].any()
+    alias = gg.zeros(6, 4)
+    fill(alias.detach())
+    assert np.abs(alias.numpy()).sum() > 0
+
+
+def test_a_fill_is_an_in_place_write_of_the_tensor():
+    w = gg.nn.Parameter(gg.zeros(3, 2))
+    assert init.normal_(w) is w and w._version == 1   # PyTorch's init writes under no_grad, in place
+    ints = gg.zeros(2, 2, dtype=gg.int64)
+    init.constant_(ints, 2.7)
+    np.testing.assert_array_equal(ints.numpy(), np.full((2, 2), 2))

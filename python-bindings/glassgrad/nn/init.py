@@ -61,8 +61,12 @@ def _fill(tensor: Tensor, values: np.ndarray, any_dtype: bool = False) -> Tensor
         raise InitDTypeError(f"glassgrad.nn.init: a random fill is not implemented for {tensor.dtype} "
                              f"{list(tensor.shape)}\n  fix: fill a floating tensor (an integer one takes "
                              f"constant_, zeros_, ones_, eye_ or dirac_)")
-    from .module import assign_data
-    assign_data(tensor, np.asarray(values).reshape(tensor.shape))
+    # An in-place write (PyTorch's init runs tensor.normal_() and such under no_grad): a view or
+    # alias (weight.data, weight[0], weight.detach()) writes into the storage it shares, and
+    # the tensor it came from sees the values (docs/inplace-and-views.md).
+    from .._runtime import no_grad
+    with no_grad():
+        tensor.copy_(make_tensor(np.asarray(values).reshape(tensor.shape), dtype=tensor.dtype, device=tensor.device))
     return tensor
 
 
