@@ -28,7 +28,7 @@ class SparseTensor:
     layout = sparse_coo
 
     def __init__(self, indices, values, size, coalesced=False):
-        self._indices, self._values = indices, values
+        self._idx, self._vals = indices, values
         self.shape = tuple(int(s) for s in size)
         self._coalesced = coalesced
 
@@ -44,18 +44,18 @@ class SparseTensor:
 
     @property
     def dtype(self):
-        return self._values.dtype
+        return self._vals.dtype
 
     @property
     def device(self):
-        return self._values.device
+        return self._vals.device
 
     @property
     def requires_grad(self):
-        return self._values.requires_grad
+        return self._vals.requires_grad
 
     def _nnz(self):
-        return int(self._values.shape[0])
+        return int(self._vals.shape[0])
 
     def is_coalesced(self):
         return self._coalesced
@@ -67,15 +67,24 @@ class SparseTensor:
 
     def indices(self):
         self._need_coalesced("indices")
-        return self._indices
+        return self._idx
 
     def values(self):
         self._need_coalesced("values")
-        return self._values
+        return self._vals
+
+    def _indices(self):
+        """The indices as stored, coalesced or not (PyTorch's Tensor._indices())."""
+        return self._idx
+
+    def _values(self):
+        """The values as stored, coalesced or not (PyTorch's Tensor._values()); a view that keeps
+        the gradient path to them."""
+        return self._vals
 
     def _flat(self):
         """Row-major linear position of every entry, as an int64 NumPy array."""
-        idx = self._indices.numpy(force=True).astype(np.int64)
+        idx = self._idx.numpy(force=True).astype(np.int64)
         return np.ravel_multi_index(tuple(idx), self.shape) if idx.shape[1] else np.zeros(0, np.int64)
 
     def coalesce(self):
@@ -85,28 +94,34 @@ class SparseTensor:
         flat = self._flat()
         uniq, where = np.unique(flat, return_inverse=True)
         idx = np.stack(np.unravel_index(uniq, self.shape)).astype(np.int64).reshape(len(self.shape), -1)
-        summed = _gg.zeros(len(uniq), dtype=self._values.dtype, device=self._values.device).index_add(
-            0, _gg.tensor(where.astype(np.int64), device=self._values.device), self._values)
-        return SparseTensor(_gg.tensor(idx, device=self._values.device), summed, self.shape, coalesced=True)
+        summed = _gg.zeros(len(uniq), dtype=self._vals.dtype, device=self._vals.device).index_add(
+            0, _gg.tensor(where.astype(np.int64), device=self._vals.device), self._vals)
+        return SparseTensor(_gg.tensor(idx, device=self._vals.device), summed, self.shape, coalesced=True)
 
     def to_dense(self):
         """The strided tensor; differentiable in values."""
         n = int(np.prod(self.shape))
-        flat = _gg.tensor(self._flat(), device=self._values.device)
-        dense = _gg.zeros(n, dtype=self._values.dtype, device=self._values.device).index_add(0, flat, self._values)
+        flat = _gg.tensor(self._flat(), device=self._vals.device)
+        dense = _gg.zeros(n, dtype=self._vals.dtype, device=self._vals.device).index_add(0, flat, self._vals)
         return dense.reshape(self.shape)
 
     def t(self):
         if len(self.shape) != 2:
             raise RuntimeError(f"t() expects a 2-D sparse tensor, got size {list(self.shape)}")
-        idx = self._indices.numpy(force=True)[::-1].copy()
-        return SparseTensor(_gg.tensor(idx, device=self._values.device), self._values, self.shape[::-1])
+        idx = self._idx.numpy(force=True)[::-1].copy()
+        return SparseTensor(_gg.tensor(idx, device=self._vals.device), self._vals, self.shape[::-1])
 
     def to(self, *args, **kwargs):
-        return SparseTensor(self._indices.to(*args, **kwargs), self._values.to(*args, **kwargs), self.shape,
+        return SparseTensor(self._idx.to(*args, **kwargs), self._vals.to(*args, **kwargs), self.shape,
                             self._coalesced)
 
     def __matmul__(self, other):
+        return _gg.matmul(self, other)
+
+    def mm(self, mat2):
+        return _gg.mm(self, mat2)
+
+    def matmul(self, other):
         return _gg.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -115,7 +130,7 @@ class SparseTensor:
     def __add__(self, other):
         """sparse + dense is dense (torch's rule); sparse + sparse stays sparse."""
         if isinstance(other, SparseTensor):
-            return SparseTensor(_gg.cat([self._indices, other._indices], 1), _gg.cat([self._values, other._values]),
+            return SparseTensor(_gg.cat([self._idx, other._idx], 1), _gg.cat([self._vals, other._vals]),
                                 self.shape)
         return self.to_dense() + other
 
@@ -123,7 +138,7 @@ class SparseTensor:
         return other + self.to_dense()
 
     def __repr__(self):
-        return (f"tensor(indices={self._indices!r},\n       values={self._values!r},\n       "
+        return (f"tensor(indices={self._idx!r},\n       values={self._vals!r},\n       "
                 f"size={self.shape}, nnz={self._nnz()}, layout=torch.sparse_coo)")
 
     def __getattr__(self, name):
@@ -171,8 +186,8 @@ def mm(sparse: SparseTensor, dense: Tensor) -> Tensor:
     if sparse.ndim != 2 or dense.ndim != 2 or sparse.shape[1] != dense.shape[0]:
         raise RuntimeError(f"torch.sparse.mm: sparse {list(sparse.shape)} and dense {list(tuple(dense.shape))} "
                            f"cannot be multiplied (need [n, m] @ [m, p])")
-    rows, cols = sparse._indices[0], sparse._indices[1]
-    picked = dense.index_select(0, cols) * sparse._values.reshape(-1, 1)
+    rows, cols = sparse._idx[0], sparse._idx[1]
+    picked = dense.index_select(0, cols) * sparse._vals.reshape(-1, 1)
     out = _gg.zeros(sparse.shape[0], dense.shape[1], dtype=picked.dtype, device=dense.device)
     return out.index_add(0, rows, picked)
 
@@ -184,7 +199,7 @@ def sum(input: SparseTensor, dim=None) -> Union[Tensor, SparseTensor]:  # torch.
     """torch.sparse.sum over every dimension (a scalar tensor) or over dim (a sparse tensor, as
     PyTorch's, or a scalar tensor when dim names every dimension)."""
     if dim is None:
-        return input._values.sum()
+        return input._vals.sum()
     dims = [dim] if isinstance(dim, int) else list(dim)
     out = input.to_dense().sum(dims if len(dims) > 1 else dims[0])
     return out if out.ndim == 0 else to_sparse(out)

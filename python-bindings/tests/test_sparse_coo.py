@@ -111,3 +111,53 @@ def test_legacy_sparse_constructors_refuse_other_arguments_with_the_forms():
         torch_like.sparse.FloatTensor(gg.tensor(IDX))
     with pytest.raises(TypeError, match="'size' must be a tuple of ints"):
         torch_like.sparse.FloatTensor(gg.tensor(IDX), gg.ones(6), gg.tensor([4, 4]))
+
+
+class _SparseTimesDense(gg.autograd.Function):
+    """A sparse [n, n] matrix built from (indices, values) times a dense one, the gradient of the
+    values read back through the saved sparse tensor's _indices(), as graph attention scripts
+    write it."""
+
+    @staticmethod
+    def forward(ctx, indices, values, shape, b):
+        a = gg.sparse_coo_tensor(indices, values, shape)
+        ctx.save_for_backward(a, b)
+        ctx.N = shape[0]
+        return gg.matmul(a, b)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        a, b = ctx.saved_tensors
+        edge = a._indices()[0, :] * ctx.N + a._indices()[1, :]
+        grad_values = grad_output.matmul(b.t()).view(-1)[edge]
+        return None, grad_values, None, a.t().matmul(grad_output)
+
+
+def test_a_function_saves_a_sparse_tensor_and_reads_its_raw_indices_and_values():
+    rng = np.random.default_rng(3)
+    vals, x, w = rng.standard_normal(6), rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    s = gg.sparse_coo_tensor(IDX, gg.tensor(vals), SIZE)
+    # _indices() and _values() are the stored entries, uncoalesced ones too (indices() refuses those)
+    np.testing.assert_array_equal(s._indices().numpy(), IDX)
+    np.testing.assert_array_equal(s._values().numpy(), vals)
+    np.testing.assert_allclose(s.mm(gg.tensor(x)).numpy(), dense_of(IDX, vals, SIZE) @ x, rtol=1e-12)
+    np.testing.assert_allclose(s.matmul(gg.tensor(x)).numpy(), dense_of(IDX, vals, SIZE) @ x, rtol=1e-12)
+    v_t, x_t = gg.tensor(vals, requires_grad=True), gg.tensor(x, requires_grad=True)
+    out = _SparseTimesDense.apply(gg.tensor(IDX), v_t, SIZE, x_t)
+    (out * gg.tensor(w)).sum().backward()
+
+    def value(arrays):
+        return float(((dense_of(IDX, arrays[0], SIZE) @ arrays[1]) * w).sum())
+    np.testing.assert_allclose(v_t.grad.numpy(), central_differences(value, [vals, x], 0, 1e-6), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(x_t.grad.numpy(), central_differences(value, [vals, x], 1, 1e-6), rtol=1e-6, atol=1e-8)
+
+
+def test_save_for_backward_still_refuses_what_is_no_tensor():
+    class Saves(gg.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, 3)
+            return x * 2
+
+    with pytest.raises(TypeError, match="argument 1 is of type int"):
+        Saves.apply(gg.ones(2, requires_grad=True))

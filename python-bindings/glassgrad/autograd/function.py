@@ -76,8 +76,9 @@ class FunctionCtx:
         return self.saved_tensors
 
     def save_for_backward(self, *tensors) -> None:
+        from ..sparse import SparseTensor  # a sparse COO tensor is a tensor here too (PyTorch's are)
         for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
+            if t is not None and not isinstance(t, (Tensor, SparseTensor)):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}\n  fix: keep non-tensors as ctx attributes (ctx.k = k)")
         self.to_save = tensors
