@@ -93,6 +93,9 @@ REPOSITORIES = {
     "pytorch-generative-model-collections": "github.com/znxlwm/pytorch-generative-model-collections",
     "pytorch-made": "github.com/karpathy/pytorch-made",
     "pytorch-normalizing-flows": "github.com/karpathy/pytorch-normalizing-flows",
+    "pygcn": "github.com/tkipf/pygcn",
+    "pyGAT": "github.com/Diego999/pyGAT",
+    "char-rnn.pytorch": "github.com/spro/char-rnn.pytorch",
 }
 
 
