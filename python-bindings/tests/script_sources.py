@@ -96,6 +96,7 @@ REPOSITORIES = {
     "pygcn": "github.com/tkipf/pygcn",
     "pyGAT": "github.com/Diego999/pyGAT",
     "char-rnn.pytorch": "github.com/spro/char-rnn.pytorch",
+    "pytorch-sgns": "github.com/theeluwin/pytorch-sgns",
 }
 
 
