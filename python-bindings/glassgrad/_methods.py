@@ -48,28 +48,35 @@ for _name in ("as_strided", "as_strided_", "as_strided_scatter"):
     setattr(Tensor, _name, getattr(_strided, _name))
 
 
-def _flip(self: Tensor, *dims, **kwargs) -> Tensor:
-    """The elements in reverse order along dims (Tensor.flip): x.flip(0, 2), x.flip((0, 2)) or
-    x.flip(dims=(0, 2)), where torch.flip(x, dims) takes one sequence."""
-    if "dims" in kwargs:
-        return _shapes.flip(self, kwargs.pop("dims"), **kwargs)
-    return _shapes.flip(self, dims[0] if len(dims) == 1 else dims)
+def _varargs_method(function, name: str, keywords: tuple):
+    """Tensor.<name>, which takes its sequence argument as one sequence or spread over the call
+    (x.flip(0, 2) is x.flip((0, 2)), x.squeeze(0, 2) is x.squeeze((0, 2)), x.hsplit(1, 3) is
+    x.hsplit((1, 3))) or by one of its keywords, where torch.<name>(x, ...) takes one value: a
+    single positional value is passed on as it is, several as a tuple, none as the default."""
+    def method(self: Tensor, *values, **kwargs):
+        named = [k for k in keywords if k in kwargs]
+        if named:
+            if values or len(named) > 1:
+                raise TypeError(f"{name}() got multiple values for argument '{named[-1]}'\n  fix: give it once: "
+                                f"x.{name}({', '.join(keywords[:1])}=...) or x.{name}(...)")
+            return function(self, kwargs.pop(named[0]), **kwargs)
+        if not values:
+            return function(self, **kwargs)
+        return function(self, values[0] if len(values) == 1 else tuple(values), **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = (f"{(function.__doc__ or '').strip()}\n\nAs a method, its {'/'.join(keywords)} may also "
+                      f"be spread over the call (x.{name}(0, 1) is x.{name}((0, 1))).")
+    return method
 
 
-_flip.__name__ = "flip"
-Tensor.flip = _flip
-
-
-def _tile(self: Tensor, *dims, **kwargs) -> Tensor:
-    """The tensor tiled (Tensor.tile): x.tile(2, 1), x.tile((2, 1)) or x.tile(dims=(2, 1)), where
-    torch.tile(x, dims) takes one sequence."""
-    if "dims" in kwargs:
-        return _shapes.tile(self, kwargs.pop("dims"), **kwargs)
-    return _shapes.tile(self, dims[0] if len(dims) == 1 else dims)
-
-
-_tile.__name__ = "tile"
-setattr(Tensor, "tile", _tile)
+# PyTorch's methods whose sequence argument may be spread over the call; torch.<name> takes one
+for _name, _function, _keywords in (
+        ("flip", _shapes.flip, ("dims",)), ("tile", _shapes.tile, ("dims",)),
+        ("squeeze", _shapes.squeeze, ("dim",)), ("count_nonzero", _reductions.count_nonzero, ("dim",)),
+        ("broadcast_to", _shapes.broadcast_to, ("size",)),
+        ("hsplit", _shapes.hsplit, ("indices", "sections")), ("vsplit", _shapes.vsplit, ("indices", "sections")),
+        ("dsplit", _shapes.dsplit, ("indices", "sections"))):
+    setattr(Tensor, _name, _varargs_method(_function, _name, _keywords))
 
 
 def _where(self: Tensor, condition: Tensor, other) -> Tensor:

@@ -342,6 +342,9 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, where: str):
+    if input.numel() == 0:  # PyTorch's first check, worded 'quantile()' for nanquantile too
+        raise _C.InvalidArgumentError(f"quantile() input tensor must be non-empty\n  {where}: the input has shape "
+                                      f"{list(input.shape)}\n  fix: check for x.numel() == 0 before the call")
     if input.dtype not in ("float32", "float64"):
         raise _C.DTypeError(f"{where}() input tensor must be either float or double dtype\n  {where}: got "
                             f"{input.dtype}\n  fix: x.float()")

@@ -162,9 +162,13 @@ def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple
         held = int(split_size_or_sections)
     if held is not None or isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
         size = int(split_size_or_sections) if held is None else held
-        if size < 0 or (size == 0 and n):
-            raise _C.InvalidArgumentError(f"split: split_size must be >= 1, got {size}")
-        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+        if size < 0 or (size == 0 and n):  # PyTorch's RuntimeErrors
+            raise _C.InvalidArgumentError(
+                (f"split expects split_size be non-negative, but got split_size={size}" if size < 0 else
+                 f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+                + f"\n  split: dim {dim} of {list(tensor.shape)}\n  fix: a split_size of 1 or more")
+        # an empty dim is one empty piece (PyTorch's split gives at least one)
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size and n else [0]
         node = "SplitBackward0"
     else:
         sizes = [int(s) for s in split_size_or_sections]

@@ -58,11 +58,8 @@ ALLOWED = {
     'torch.tensor_split': "positional 1 is indices_or_sections, torch's is indices/sections/tensor_indices_or_sections",
     'Tensor.tensor_split': "positional 0 is indices_or_sections, torch's is indices/sections/tensor_indices_or_sections",
     'torch.dsplit': "no parameter indices; no parameter sections; positional 1 is indices_or_sections, torch's is indices/sections",
-    'Tensor.dsplit': "no parameter indices; no parameter sections; positional 0 is indices_or_sections, torch's is indices/sections",
     'torch.hsplit': "no parameter indices; no parameter sections; positional 1 is indices_or_sections, torch's is indices/sections",
-    'Tensor.hsplit': "no parameter indices; no parameter sections; positional 0 is indices_or_sections, torch's is indices/sections",
     'torch.vsplit': "no parameter indices; no parameter sections; positional 1 is indices_or_sections, torch's is indices/sections",
-    'Tensor.vsplit': "no parameter indices; no parameter sections; positional 0 is indices_or_sections, torch's is indices/sections",
     # Tensor.where's documented text names its second parameter y; torch's binding takes other, as
     # glassgrad does (x.where(c, other=y)).
     'Tensor.where': "no parameter y; positional 1 is other, torch's is y",
