@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _C
 from . import _checkpoint_objects as _objects
+from ._storage_views import StorageBases, covers
 from ._tensor import BFLOAT16_BITS
 
 # PyTorch storage type -> NumPy dtype of its raw bytes (bfloat16 is read as uint16 and widened).
@@ -49,12 +50,12 @@ class _StorageType:
         self.dtype = np.dtype(_STORAGE_DTYPES[name])
 
 
-def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
-                       metadata=None):
+def _layout(storage, storage_offset, size, stride) -> Tuple[int, Tuple[int, ...], Tuple[int, ...]]:
+    """(storage_offset, size, stride) of a tensor record as ints, checked to lie inside the
+    storage: as_strided reads wherever size and stride point, so a tensor that does not (a damaged
+    or hostile file) is refused before any element is read."""
     size, stride, storage_offset = tuple(int(s) for s in size), tuple(int(s) for s in stride), int(storage_offset)
-    array, name = storage[0], storage[1]
-    # as_strided reads wherever size and stride point: a tensor that does not lie inside its
-    # storage (a damaged or hostile file) is refused before any element is read.
+    array = storage[0]
     if len(size) != len(stride) or storage_offset < 0 or min(size + stride, default=0) < 0:
         raise ValueError(f"a tensor of size {list(size)}, stride {list(stride)} at offset {storage_offset} is not a "
                          f"valid view")
@@ -62,6 +63,13 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     if 0 not in size and last >= len(array):
         raise ValueError(f"a tensor of size {list(size)}, stride {list(stride)} at offset {storage_offset} reaches "
                          f"element {last} of a storage of {len(array)} elements")
+    return storage_offset, size, stride
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
+                       metadata=None):
+    storage_offset, size, stride = _layout(storage, storage_offset, size, stride)
+    array, name = storage[0], storage[1]
     if not size:
         out = np.array(array[storage_offset])
     elif 0 in size:
@@ -101,6 +109,7 @@ class _Unpickler(pickle.Unpickler):
         self.archive, self.prefix, self.path, self.big_endian = archive, prefix, path, big_endian
         self.storages: Dict[str, np.ndarray] = {}
         self.numpy_keys, self.weights_only, self.map_location = numpy_keys, weights_only, map_location
+        self.bases = StorageBases()  # the tensors over each storage key (views of one storage)
 
     def find_class(self, module: str, name: str):
         # Protocol 2 writes Python 2's names (__builtin__.set, copy_reg._reconstructor).
@@ -128,10 +137,27 @@ class _Unpickler(pickle.Unpickler):
         return _objects.find_global(module, name, self.weights_only, self.path)
 
     def _tensor(self, storage, *args):
-        values = _rebuild_tensor_v2(storage, *args)
-        if storage[3] in self.numpy_keys:
-            return values
-        return _objects.tensor_of(values, storage[2], self.map_location, bool(args[3]) if len(args) > 3 else False,
+        """A tensor record: its own tensor when it is the first over its storage and covers it
+        (every tensor of a state_dict), else a view of the tensor over its storage
+        (_storage_views.py)."""
+        key = storage[3]
+        if key in self.numpy_keys:
+            return _rebuild_tensor_v2(storage, *args)
+        requires_grad = bool(args[3]) if len(args) > 3 else False
+        offset, size, stride = _layout(storage, *args[:3])
+        base = self.bases.base(key)
+        if base is None and (0 in size or covers(len(storage[0]), offset, size, stride)):
+            out = self._loaded(_rebuild_tensor_v2(storage, *args), storage, requires_grad)
+            if 0 not in size:
+                self.bases.keep(key, out)
+            return out
+        if base is None:  # the whole storage, which this and later tensors are views of
+            base = self._loaded(_rebuild_tensor_v2(storage, 0, (len(storage[0]),), (1,)), storage, False)
+            self.bases.keep(key, base)
+        return StorageBases.view(base, size, stride, offset, requires_grad)
+
+    def _loaded(self, values: np.ndarray, storage, requires_grad: bool):
+        return _objects.tensor_of(values, storage[2], self.map_location, requires_grad,
                                   dtype="bfloat16" if storage[1] == "BFloat16Storage" else None)
 
     def persistent_load(self, pid: Tuple[Any, ...]):
@@ -256,12 +282,15 @@ NUMPY_RECORD = ".data/glassgrad_numpy"  # the storage keys of NumPy arrays, one 
 
 class SavedTensor:
     """A tensor of a tree being saved: its elements as stored_array gives them, and its device
-    (written as the storage's location, which torch.load's map_location reads)."""
+    (written as the storage's location, which torch.load's map_location reads); `source` the
+    tensor, and `view` (StorageSpan, storage_offset, strides) when it shares its buffer with
+    another tensor of the tree, which the torch format writes as views of one storage
+    (_storage_views.link_views)."""
 
-    __slots__ = ("array", "location")
+    __slots__ = ("array", "location", "source", "view")
 
-    def __init__(self, array: np.ndarray, location: str):
-        self.array, self.location = array, location
+    def __init__(self, array: np.ndarray, location: str, source=None):
+        self.array, self.location, self.source, self.view = array, location, source, None
 
 
 class NotTorchSavable(Exception):
@@ -278,6 +307,7 @@ class _TorchPickler:
         self.numpy_keys: list = []  # the keys of the storages of NumPy arrays (NUMPY_RECORD)
         self.max_depth = max_depth
         self.memo: Dict[int, int] = {}  # id(SavedTensor) -> its pickle memo slot (one tensor saved twice)
+        self.keys: Dict[int, str] = {}  # id(StorageSpan) -> its storage key (views of one storage)
 
     def _global(self, module: str, name: str) -> None:
         self.out += b"c" + module.encode() + b"\n" + name.encode() + b"\n"
@@ -309,15 +339,24 @@ class _TorchPickler:
             self.save(v, depth + 1)
         self.out += b"t"
 
-    def _tensor(self, arr: np.ndarray, location: str) -> None:
+    def _tensor(self, arr: np.ndarray, location: str, view=None) -> None:
+        """A tensor record: arr's elements as its own storage, or with `view` (StorageSpan,
+        storage_offset, strides) arr's shape over that span, whose storage is written once for
+        all the tensors on it."""
         storage = _STORAGE_OF.get(arr.dtype.newbyteorder("="))
         if storage is None:
             raise NotTorchSavable(f"an array of dtype {arr.dtype}")
-        data = np.array(arr, dtype=arr.dtype.newbyteorder("<"), order="C")  # 0-d stays 0-d
-        key = str(len(self.storages))
-        self.storages.append((key, data))
-        shape = tuple(int(d) for d in data.shape)
-        strides = _contiguous_strides(shape)
+        shape = tuple(int(d) for d in arr.shape)
+        offset, strides = (0, _contiguous_strides(shape)) if view is None else view[1:]
+        stored = arr if view is None else view[0].array
+        key = self.keys.get(id(stored))
+        if key is None:
+            data = np.array(stored, dtype=stored.dtype.newbyteorder("<"), order="C")  # 0-d stays 0-d
+            key = str(len(self.storages))
+            self.storages.append((key, data))
+            if view is not None:
+                self.keys[id(stored)] = key
+        numel = int(np.size(stored))
         self._global("torch._utils", "_rebuild_tensor_v2")
         self.out += b"("  # the arguments
         self.out += b"("  # the persistent id of the storage
@@ -325,9 +364,9 @@ class _TorchPickler:
         self._global("torch", storage)
         self._str(key)
         self._str(location)
-        self._int(int(data.size))
+        self._int(numel)
         self.out += b"tQ"  # TUPLE, BINPERSID
-        self._int(0)
+        self._int(offset)
         self._tuple(shape, 0)
         self._tuple(strides, 0)
         self.out += b"\x89"  # requires_grad=False
@@ -355,7 +394,7 @@ class _TorchPickler:
             if slot is not None:  # the same tensor again: a reference to the first (BINGET / LONG_BINGET)
                 self.out += b"h" + bytes([slot]) if slot < 256 else b"j" + slot.to_bytes(4, "little")
                 return
-            self._tensor(obj.array, obj.location)
+            self._tensor(obj.array, obj.location, obj.view)
             slot = self.memo[id(obj)] = len(self.memo)
             self.out += b"q" + bytes([slot]) if slot < 256 else b"r" + slot.to_bytes(4, "little")  # BINPUT
         elif isinstance(obj, np.ndarray):

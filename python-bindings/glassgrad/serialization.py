@@ -12,8 +12,10 @@ load() returns the same tree, as torch.load does: every tensor a Tensor of its s
 (bfloat16 included) on the device it was saved on, or where map_location puts it; every NumPy
 array (and NumPy scalar) a NumPy array. A tensor the tree holds more than once is written once
 in the torch format and loads as one tensor, as torch.load gives it (the other formats store it
-once per place). Views of one storage are saved as separate tensors: after load they share no
-memory, where PyTorch's keep sharing it. Anything else, a whole model above all (torch.save(model, f)), is
+once per place). Views of one memory ({'a': t, 'b': t[1:]}) are written in the torch format as
+one storage and each tensor's offset and strides over it, and load as views of one memory again,
+as torch.load gives them (_storage_views.py); the other formats store each tensor's own values.
+Anything else, a whole model above all (torch.save(model, f)), is
 pickled as torch.save pickles it (_checkpoint_objects.py), and load() gives it back with glassgrad
 Tensors and Parameters, under PyTorch's weights_only rules: its classes must be allowlisted
 (serialization.safe_globals) or the load asked for with weights_only=False.
@@ -63,6 +65,7 @@ import numpy as np
 
 from . import _C
 from ._checkpoint_objects import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from ._storage_views import link_views
 from .pytorch_legacy_checkpoint import is_legacy, load_legacy_bytes
 from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, SavedTensor, is_torch_zip, load_pytorch_bytes,
                                  pickle_objects, torch_pickle, write_torch_records, write_torch_zip)
@@ -218,7 +221,7 @@ def _plain(obj, path: Tuple = (), seen: Optional[Dict[int, SavedTensor]] = None)
     from ._tensor import BFLOAT16_BITS, stored_array
     if _is_tensor(obj):
         if id(obj) not in seen:
-            seen[id(obj)] = SavedTensor(np.array(stored_array(obj), order="C"), str(obj.device))
+            seen[id(obj)] = SavedTensor(np.array(stored_array(obj), order="C"), str(obj.device), obj)
         return seen[id(obj)]
     if isinstance(obj, (np.ndarray, np.generic)):
         arr = np.array(obj, order="C")  # a C-ordered copy; keeps 0-d arrays 0-d (ascontiguousarray would not)
@@ -447,7 +450,9 @@ def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None:
     try:
         if fmt in (None, "torch") and _holds_typed(obj):
             raise TypeError("kept whole")
-        tree = _plain(obj)
+        seen: Dict[int, SavedTensor] = {}
+        tree = _plain(obj, seen=seen)
+        link_views(seen.values())  # views of one buffer: one storage in the torch format
     except TypeError:
         if fmt not in (None, "torch"):
             raise
