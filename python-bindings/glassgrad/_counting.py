@@ -134,6 +134,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     if not input.dtype.is_floating_point:
         raise UnsupportedDTypeError(f"\"histogram_cpu\" not implemented for '{_type_name(input.dtype)}'\n  histc: "
                                     f"the input is {input.dtype}; it must be floating point\n  fix: x.float()")
+    held = _args.tensor_index(bins)  # a 0-d integer tensor is its int, as PyTorch's parser reads it
+    bins = bins if held is None else held
     if bins <= 0:
         raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
                                       f"  fix: bins=100")

@@ -62,7 +62,9 @@ def _varargs_method(function, name: str, keywords: tuple):
             return function(self, kwargs.pop(named[0]), **kwargs)
         if not values:
             return function(self, **kwargs)
-        return function(self, values[0] if len(values) == 1 else tuple(values), **kwargs)
+        # a 0-d integer tensor among the values is its int, as PyTorch's parser reads it (x.flip(tensor(0)))
+        values = tuple(v if (held := _args.tensor_index(v)) is None else held for v in values)
+        return function(self, values[0] if len(values) == 1 else values, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = (f"{(function.__doc__ or '').strip()}\n\nAs a method, its {'/'.join(keywords)} may also "
                       f"be spread over the call (x.{name}(0, 1) is x.{name}((0, 1))).")

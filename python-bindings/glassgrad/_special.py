@@ -77,9 +77,23 @@ def digamma(input: Tensor, *, out=None) -> Tensor:
     return _into(out, _Polygamma.apply(_as_float(input), 0))
 
 
+def _int_argument(value):
+    """value, or the int a 0-d integer tensor or a NumPy integer holds (PyTorch's parser reads
+    both as an int argument)."""
+    held = _args.tensor_index(value)
+    if held is not None:
+        return held
+    return int(value) if hasattr(value, "dtype") and not hasattr(value, "_h") and value.dtype.kind in "iu" else value
+
+
 def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
-    """The n-th derivative of digamma (torch.polygamma), n >= 0 an int; gradient polygamma(n + 1, x)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+    """The n-th derivative of digamma (torch.polygamma), n >= 0 an int (or a 0-d integer tensor, as
+    PyTorch's parser takes one); gradient polygamma(n + 1, x)."""
+    n = _int_argument(n)
+    if not isinstance(n, int) or isinstance(n, bool):  # PyTorch's parser's TypeError
+        raise _args.InvalidArgumentTypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+                                             f"{type(n).__name__}\n  fix: n is an int >= 0, got {n!r}")
+    if n < 0:
         raise _C.InvalidArgumentError(f"polygamma(n, x) does not support negative n.\n  fix: n is an int >= 0, "
                                       f"got {n!r}")
     return _into(out, _Polygamma.apply(_as_float(input), n))
@@ -102,7 +116,11 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     sum_{i<p} lgamma(x - i/2). It is the log of the multivariate gamma function where every element
     exceeds (p - 1)/2; elsewhere the same sum of lgamma's, unchecked (inf at the poles), as
     PyTorch 2's (its former 'All elements must be greater than (p-1)/2' check is gone)."""
-    if not isinstance(p, int) or p < 1:
+    p = _int_argument(p)
+    if not isinstance(p, int) or isinstance(p, bool):  # PyTorch's parser's TypeError
+        raise _args.InvalidArgumentTypeError(f"mvlgamma(): argument 'p' (position 1) must be int, not "
+                                             f"{type(p).__name__}\n  fix: p is an int >= 1, got {p!r}")
+    if p < 1:
         raise _C.InvalidArgumentError(f"p has to be greater than or equal to 1\n  fix: p is an int >= 1, got {p!r}")
     if input.dtype == "bool":
         raise _C.DTypeError("The input tensor may not be a boolean tensor.\n  mvlgamma: fix: input.float()")
