@@ -328,11 +328,11 @@ class MultiheadAttention(Module):
             self.in_proj_weight = empty(3 * e, e)
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
                 self.register_parameter(name, None)
-        else:
-            self.register_parameter("in_proj_weight", None)
+        else:  # PyTorch's order of _parameters: the three, then in_proj_weight declared as None
             self.q_proj_weight = empty(e, e)
             self.k_proj_weight = empty(e, self.kdim)
             self.v_proj_weight = empty(e, self.vdim)
+            self.register_parameter("in_proj_weight", None)
         if bias:
             self.in_proj_bias = empty(3 * e)
         else:

@@ -25,7 +25,7 @@ from .. import _C, _args, _batchnorm, _device
 from .._batchnorm import _constant, batch_norm
 from .._runtime import no_grad
 from .._tensor import Tensor, _op, _op_handles, tensor
-from .layers import _check_tensor, as_bfloat16, parameter_dtype
+from .layers import _check_tensor, as_bfloat16, optional_parameter, parameter_dtype
 from .module import Module, Parameter, layer_name
 
 
@@ -64,8 +64,9 @@ class _BatchNorm(Module):
         self.affine = _args.flag(affine, "affine", name)
         self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
         dt = parameter_dtype(dtype, name)
-        self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
-        self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and _args.flag(bias, "bias", name) else None
+        with_bias = _args.flag(bias, "bias", name)
+        optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)
+        optional_parameter(self, "bias", Parameter(np.zeros(c, dt), device=device) if self.affine and with_bias else None)
         register_running_stats(self, c, dt, device)
         as_bfloat16(self, dtype)
 

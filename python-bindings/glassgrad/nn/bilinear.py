@@ -7,7 +7,7 @@ import math
 from .. import _args
 from .._bilinear import bilinear, channel_shuffle
 from .._random import generator
-from .layers import _parameter, as_bfloat16, parameter_dtype
+from .layers import _parameter, as_bfloat16, optional_parameter, parameter_dtype
 from .module import Module
 
 
@@ -25,8 +25,8 @@ class Bilinear(Module):
         dt = parameter_dtype(dtype, where)
         shape = (self.out_features, self.in1_features, self.in2_features)
         self.weight = _parameter(generator().uniform(-bound, bound, shape), device, dt)
-        self.bias = _parameter(generator().uniform(-bound, bound, self.out_features), device, dt) if \
-            _args.flag(bias, "bias", where) else None
+        optional_parameter(self, "bias", _parameter(generator().uniform(-bound, bound, self.out_features), device, dt)
+                           if _args.flag(bias, "bias", where) else None)
         as_bfloat16(self, dtype)
 
     def forward(self, input1, input2):

@@ -3,7 +3,7 @@ state_dict(), .to() and error messages see them) without calling them, as torch.
 Entries are named by position ("layers.0.weight") or by key ("heads.cls.weight")."""
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, abc
 from typing import Iterable, Iterator, Mapping, Optional, Tuple, Union
 
 from .module import Module
@@ -77,6 +77,9 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        if not isinstance(modules, abc.Iterable):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}"
+                            f"\n  fix: extend([module]), or append(module) for one module")
         for m in modules:
             self.append(m)
         return self
@@ -139,9 +142,23 @@ class ModuleDict(Module):
         return self._modules.pop(key)
 
     def update(self, modules) -> None:
-        pairs = modules.items() if isinstance(modules, (Mapping, OrderedDict, ModuleDict)) else modules
-        for key, module in pairs:
-            self[key] = module
+        """Adds or replaces the modules of a mapping, or of an iterable of (key, module) pairs, with
+        PyTorch's TypeError and ValueError for anything else."""
+        if not isinstance(modules, abc.Iterable):
+            raise TypeError(f"ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            f"{type(modules).__name__}\n  fix: update({{'name': module}}) or update([('name', module)])")
+        if isinstance(modules, (Mapping, OrderedDict, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, abc.Iterable):
+                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is"
+                                f"{type(pair).__name__}\n  fix: pairs ('name', module)")
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required"
+                                 f"\n  fix: pairs ('name', module)")
+            self[pair[0]] = pair[1]
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict is not callable: call its modules in your forward "

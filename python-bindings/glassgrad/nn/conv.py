@@ -23,8 +23,8 @@ from .. import _C, _args
 from .._conv3d import conv3d, conv_transpose3d, same_padding
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d, int_tuple, output_padding_for
 from .._padding import pad
-from .layers import (_check_tensor, _default_uniform, _parameter, as_bfloat16, conv_extra_repr, parameter_dtype,
-                     reset_conv_parameters)
+from .layers import (_check_tensor, _default_uniform, _parameter, as_bfloat16, conv_extra_repr, optional_parameter,
+                     parameter_dtype, reset_conv_parameters)
 from .module import Module
 
 
@@ -73,8 +73,8 @@ class _ConvNd(Module):
             fan_in *= k
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform(shape, fan_in), device, dt)
-        self.bias = _parameter(_default_uniform(self.out_channels, fan_in), device, dt) if \
-            _args.flag(bias, "bias", where) else None
+        optional_parameter(self, "bias", _parameter(_default_uniform(self.out_channels, fan_in), device, dt)
+                           if _args.flag(bias, "bias", where) else None)
         as_bfloat16(self, dtype)
 
     reset_parameters = reset_conv_parameters

@@ -27,7 +27,7 @@ from .._batchnorm import _constant
 from .._tensor import Tensor, _op_multi
 from .._torch_operands import node_attrs
 from . import init
-from .layers import _check_tensor, as_bfloat16, parameter_dtype
+from .layers import _check_tensor, as_bfloat16, optional_parameter, parameter_dtype
 from .module import Module, Parameter
 
 
@@ -69,8 +69,8 @@ class GroupNorm(Module):
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)
         c = self.num_channels
-        self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
-        self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and bias else None
+        optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)
+        optional_parameter(self, "bias", Parameter(np.zeros(c, dt), device=device) if self.affine and bias else None)
         as_bfloat16(self, dtype)
 
     def reset_parameters(self) -> None:

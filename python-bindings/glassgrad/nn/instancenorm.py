@@ -20,7 +20,7 @@ from .. import _C, _args, _trace
 from .._instancenorm import instance_norm
 from .._tensor import Tensor
 from .batchnorm import _BatchNorm, register_running_stats
-from .layers import _check_tensor, as_bfloat16, parameter_dtype
+from .layers import _check_tensor, as_bfloat16, optional_parameter, parameter_dtype
 from .module import Module, Parameter, layer_name
 
 
@@ -47,8 +47,8 @@ class _InstanceNorm(Module):
         self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
         with_bias = _args.flag(bias, "bias", name)
         dt = parameter_dtype(dtype, name)
-        self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
-        self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and with_bias else None
+        optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)
+        optional_parameter(self, "bias", Parameter(np.zeros(c, dt), device=device) if self.affine and with_bias else None)
         register_running_stats(self, c, dt, device)
         as_bfloat16(self, dtype)
 

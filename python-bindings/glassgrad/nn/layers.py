@@ -47,6 +47,17 @@ def reset_conv_parameters(layer: Module) -> None:
         _fill(layer.bias, _default_uniform(tuple(layer.bias.shape), fan_in))
 
 
+def optional_parameter(layer: Module, name: str, param: Optional[Parameter]) -> None:
+    """layer.<name> = param, or, param None (bias=False, affine=False), the name declared as a
+    parameter holding None, as PyTorch's layers call register_parameter(name, None): _parameters
+    lists it, parameters() and state_dict() leave it out, and only a Parameter (or None) may be
+    assigned to it later."""
+    if param is None:
+        layer.register_parameter(name, None)
+    else:
+        setattr(layer, name, param)
+
+
 def parameter_dtype(dtype, where: str) -> np.dtype:
     """The NumPy type of a layer's parameters for its dtype= argument (None: the default floating
     type, float32 unless set_default_dtype changed it): a floating type, as PyTorch's layers require.
@@ -129,7 +140,8 @@ class Conv2d(Module):
         fan_in = self.in_channels // groups * k[0] * k[1]
         self.weight = _parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in),
                                  device, dt)
-        self.bias = _parameter(_default_uniform(self.out_channels, fan_in), device, dt) if bias else None
+        optional_parameter(self, "bias", _parameter(_default_uniform(self.out_channels, fan_in), device, dt)
+                           if bias else None)
         as_bfloat16(self, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -185,7 +197,8 @@ class Linear(Module):
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)
-        self.bias = _parameter(_default_uniform(self.out_features, self.in_features), device, dt) if bias else None
+        optional_parameter(self, "bias", _parameter(_default_uniform(self.out_features, self.in_features), device, dt)
+                           if bias else None)
         as_bfloat16(self, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -230,8 +243,8 @@ class LayerNorm(Module):
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)
         ones, zeros = np.ones(self.normalized_shape, dt), np.zeros(self.normalized_shape, dt)
-        self.weight = Parameter(ones, device=device) if self.elementwise_affine else None
-        self.bias = Parameter(zeros, device=device) if self.elementwise_affine and bias else None
+        optional_parameter(self, "weight", Parameter(ones, device=device) if self.elementwise_affine else None)
+        optional_parameter(self, "bias", Parameter(zeros, device=device) if self.elementwise_affine and bias else None)
         as_bfloat16(self, dtype)
 
     def forward(self, input: Tensor) -> Tensor:

@@ -7,6 +7,7 @@ from typing import Optional
 from .. import _args, _dtypes
 from .._factories import ones
 from .._rms_norm import Shape, normalized_dims, rms_norm
+from .layers import optional_parameter
 from .module import Module, Parameter
 
 
@@ -19,9 +20,8 @@ class RMSNorm(Module):
         self.normalized_shape = normalized_dims(normalized_shape)
         self.eps = eps if eps is None else _args.shown(eps, _args.real(eps, "eps", "RMSNorm"))
         self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", "RMSNorm")
-        self.weight: Optional[Parameter] = None
-        if self.elementwise_affine:  # replaces the None above, as PyTorch's layers write it
-            self.weight = Parameter(ones(*self.normalized_shape, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device))
+        optional_parameter(self, "weight", Parameter(ones(*self.normalized_shape, dtype=dtype or _dtypes.DEFAULT_FLOAT,
+                                                          device=device)) if self.elementwise_affine else None)
 
     def reset_parameters(self) -> None:
         if self.weight is not None:
