@@ -236,3 +236,26 @@ def test_views_of_normal_tensors_made_in_inference_mode(lib_name):
         w = lib.ones(3)
         assert w[:2].is_inference()  # a view of an inference tensor is one
 
+
+
+def test_a_view_made_under_no_grad_is_recorded_once():
+    # one node, as a view made with grad mode on: the view of a tensor that requires grad is
+    # recorded as its marked node only (docs/inplace-and-views.md, "Views made under no_grad")
+    x = gg.randn(4, 6, requires_grad=True)
+
+    def records(make):
+        was = gg._C.host_timing()
+        gg._C.set_host_timing(True)
+        try:
+            before = gg._C.host_times()["record"][1]
+            v = make()
+            return gg._C.host_times()["record"][1] - before, v
+        finally:
+            gg._C.set_host_timing(was)
+
+    with_grad, _ = records(lambda: x.view(24))
+    with gg.no_grad():
+        without, v = records(lambda: x.view(24))
+    assert with_grad == without == 1
+    assert v.requires_grad and v.grad_fn is None and v.is_leaf
+    np.testing.assert_array_equal(v.detach().numpy(), x.detach().numpy().reshape(24))

@@ -60,18 +60,22 @@ std::vector<std::weak_ptr<Alias>>& viewed_aliases() {
   return *w;
 }
 
-// Records op on one input with gradients on or off.
-ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta, bool grad) {
+// Records schema s on one input with gradients on or off (the mode is restored after, an error included).
+ValuePtr record_one(const OpSchema& s, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta, bool grad) {
   const bool was = grad_enabled();
   set_grad_enabled(grad);
   try {
-    ValuePtr out = record(op, {in}, attrs, meta).at(0);
+    ValuePtr out = record_schema(s, {in}, attrs, meta).at(0);
     set_grad_enabled(was);
     return out;
   } catch (...) {
     set_grad_enabled(was);
     throw;
   }
+}
+
+ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta, bool grad) {
+  return record_one(OpRegistry::instance().at(op), in, attrs, meta, grad);
 }
 
 // Names node n (a single output `out`, recorded by the write naming it) as PyTorch's backward node
@@ -93,18 +97,17 @@ bool graded_no_grad_view(const OpSchema& s, bool grad, const ValuePtr& in) {
   return !grad && in->requires_grad && !s.stops_gradient;
 }
 
-ValuePtr record_graded_no_grad_view(const std::string& op, const ValuePtr& in, const Attrs& attrs,
-                                    const NodeMeta& meta) {
+ValuePtr record_graded_no_grad_view(const OpSchema& s, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta) {
   Attrs marked = attrs;
   marked.set("undefined_gradient", true);
-  return record_one(op, in, marked, meta, true);
+  return record_one(s, in, marked, meta, true);
 }
 
 ValuePtr derive(const std::vector<ViewStep>& chain, ValuePtr x, size_t from = 0) {
   for (size_t i = from; i < chain.size(); ++i) {
     const ViewStep& st = chain[i];
-    x = graded_no_grad_view(*st.schema, st.grad, x) ? record_graded_no_grad_view(st.schema->name, x, st.attrs, st.meta)
-                                                     : record_one(st.schema->name, x, st.attrs, st.meta, st.grad);
+    x = graded_no_grad_view(*st.schema, st.grad, x) ? record_graded_no_grad_view(*st.schema, x, st.attrs, st.meta)
+                                                     : record_one(*st.schema, x, st.attrs, st.meta, st.grad);
   }
   return x;
 }
@@ -319,8 +322,16 @@ std::vector<std::unique_ptr<Handle>> record_handles_with(const OpSchema& s, cons
   std::vector<ValuePtr> values;
   values.reserve(inputs.size());
   for (Handle* h : inputs) values.push_back(h->value());
+  auto record_plain = [&] {
+    return shared_attrs ? record_schema(s, values, *shared_attrs, shared) : record_schema(s, values, attrs, shared);
+  };
+  // A view made under no_grad of a tensor that requires grad is recorded once, as its marked
+  // node (graded_no_grad_view), not first plainly and then again marked.
+  const bool graded = s.view_of >= 0 && !inputs[static_cast<size_t>(s.view_of)]->detached() &&
+                      graded_no_grad_view(s, grad_enabled(), values[static_cast<size_t>(s.view_of)]);
   std::vector<ValuePtr> made =
-      shared_attrs ? record_schema(s, values, *shared_attrs, shared) : record_schema(s, values, attrs, shared);
+      graded ? std::vector<ValuePtr>{record_graded_no_grad_view(s, values[static_cast<size_t>(s.view_of)], attrs, meta)}
+             : record_plain();
   std::vector<std::unique_ptr<Handle>> out;
   out.reserve(made.size());
   for (auto& v : made) out.push_back(std::make_unique<Handle>(std::move(v)));
@@ -328,7 +339,13 @@ std::vector<std::unique_ptr<Handle>> record_handles_with(const OpSchema& s, cons
   Handle& base = *inputs[static_cast<size_t>(s.view_of)];
   Layout l;
   const ValuePtr& view = out[0]->value();
-  if (!s.view(attrs, layout_of(base), view->info.shape, l)) return out;  // a copy (Reshape of a strided view)
+  if (!s.view(attrs, layout_of(base), view->info.shape, l)) {  // a copy (Reshape of a strided view)
+    if (graded) {  // recorded as a view: a copy made under no_grad is a plain value that needs no gradient
+      out.clear();
+      for (auto& v : record_plain()) out.push_back(std::make_unique<Handle>(std::move(v)));
+    }
+    return out;
+  }
   Alias& a = alias_of(base);
   Handle& h = *out[0];
   AliasAccess::alias(h) = AliasAccess::alias(base);
@@ -343,9 +360,6 @@ std::vector<std::unique_ptr<Handle>> record_handles_with(const OpSchema& s, cons
   chain.push_back(std::move(st));
   AliasAccess::detached(h) = base.detached() || s.stops_gradient;
   AliasAccess::untracked(h) = base.untracked();
-  if (!base.detached() && graded_no_grad_view(s, chain.back().grad, base.value())) {
-    AliasAccess::point(h, record_graded_no_grad_view(s.name, base.value(), attrs, meta));
-  }
   AliasAccess::seen(h) = a.generation;
   tag(view, a.counter);
   note_view(AliasAccess::alias(h), chain);
@@ -444,7 +458,7 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
       const ViewStep& st = h.chain()[i];
       // Through a detached alias that carries a gradient, its Detach step is the identity.
       xs.push_back(i == 0 && graded_base ? graded_base
-                                         : record_one(st.schema->name, xs.back(), st.attrs, st.meta, st.grad));
+                                         : record_one(*st.schema, xs.back(), st.attrs, st.meta, st.grad));
     }
     for (size_t k = h.chain().size(); k-- > 0;) {
       const ViewStep& st = h.chain()[k];
