@@ -52,9 +52,16 @@ def hooked_leaves(loss, inputs) -> list:
 
 
 def run(leaves) -> None:
-    """Calls each leaf's hooks with the leaf, its .grad now complete (under no_grad, as PyTorch)."""
+    """Calls each leaf's hooks with the leaf, its .grad now complete (under no_grad, as PyTorch);
+    a hook returning a value raises PyTorch's RuntimeError."""
     from ._runtime import no_grad
     with no_grad():
         for leaf in leaves:
             for hook in list(_HOOKS.get(id(leaf), (None, []))[1]):
-                hook(leaf)
+                if hook(leaf) is not None:
+                    name = getattr(hook, "__name__", type(hook).__name__)
+                    raise _C.TensorStateError(
+                        "Tensor post accumulate grad hooks should return None.\n  register_post_accumulate_grad_hook: "
+                        f"the hook '{name}' returned a value (a leaf {list(leaf.shape)}); it runs for its effects "
+                        "only\n  fix: return nothing (an in-place op such as p.grad.mul_(0.5) returns its tensor: "
+                        "put it on a line of its own)")
