@@ -147,6 +147,8 @@ ValueId accumulate(Graph& g, std::vector<ValueId>& parts, const NodeMeta& meta) 
 }
 
 void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector<std::vector<ValueId>>& grads);
+void pass_undefined(const Graph& g, NodeId n, const std::vector<char>& dep,
+                    const std::vector<std::vector<ValueId>>& grads, std::vector<char>& undefined);
 
 }  // namespace
 
@@ -225,21 +227,28 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   };
 
   std::vector<char> hooked(static_cast<size_t>(nv), 0);
+  // With hooks: the values reached by undefined gradients only (PyTorch's engine still runs the
+  // nodes on their way and calls their hooks with None; docs/architecture.md, "Undefined
+  // gradients"): hooks->apply(value, kNoValue) runs their hooks, whose result, when one returns a
+  // gradient (an autograd.Function's backward given zeros), flows on.
+  std::vector<char> undefined;
   if (hooks) {
     for (ValueId v : hooks->values) hooked.at(static_cast<size_t>(v)) = 1;
+    undefined.assign(static_cast<size_t>(nv), 0);
   }
   for (NodeId n = last; n >= 0 && n != kNoNode; --n) {
     if (hooks) {  // the outputs' gradients are complete: nothing after node n adds to them
       const std::vector<ValueId> outs = g.node(n).outputs;
       for (ValueId o : outs) {
         std::vector<ValueId>& parts = grads[static_cast<size_t>(o)];
-        if (!hooked[static_cast<size_t>(o)] || parts.empty()) continue;
+        if (!hooked[static_cast<size_t>(o)] || (parts.empty() && !undefined[static_cast<size_t>(o)])) continue;
         NodeMeta meta = g.node(n).meta;
         meta.role = NodeRole::Backward;
-        const ValueId total = accumulate(g, parts, meta);
+        const ValueId total = parts.empty() ? kNoValue : accumulate(g, parts, meta);
         const ValueId replaced = hooks->apply(o, total);
         if (replaced == kNoValue) {  // the hook made it undefined: it flows nowhere
           parts.clear();
+          undefined[static_cast<size_t>(o)] = 1;
           continue;
         }
         const TensorInfo want = g.value(o).info;
@@ -252,8 +261,15 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
         parts.assign(1, replaced);
       }
     }
+    if (hooks) pass_undefined(g, n, dep, grads, undefined);
     backward_node(g, n, dep, grads);
     emit_ready_buckets(n);
+  }
+  if (hooks) {  // the leaves' hooks see an undefined gradient as None, as PyTorch's AccumulateGrad's
+    for (ValueId w : wrt) {
+      const size_t i = static_cast<size_t>(w);
+      if (hooked[i] && grads[i].empty() && undefined[i] && g.value(w).producer == kNoNode) hooks->apply(w, kNoValue);
+    }
   }
   emit_ready_buckets(kNoNode);
   for (size_t k = 0; k < buckets.size(); ++k) {
@@ -273,6 +289,30 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
 }
 
 namespace {
+
+// Marks the inputs of node n that need a gradient as reached by an undefined one (build_backward's
+// `undefined`) where the node passes one on: its outputs are reached by undefined gradients only,
+// or its derivative is undefined. Nodes autograd records no edge through (detach, state updates,
+// ops without a derivative, a view made under no_grad: docs/inplace-and-views.md, "Views made
+// under no_grad") pass none.
+void pass_undefined(const Graph& g, NodeId n, const std::vector<char>& dep,
+                    const std::vector<std::vector<ValueId>>& grads, std::vector<char>& undefined) {
+  const Node& node = g.node(n);
+  const bool no_grad_view = node.schema->view_of >= 0 && node.attrs.has("undefined_gradient");
+  if (node.schema->stops_gradient || !node.schema->inplace.empty() || node.attrs.has("no_derivative") ||
+      no_grad_view) {
+    return;
+  }
+  bool defined = false, reached = false;
+  for (ValueId o : node.outputs) {
+    defined = defined || !grads[static_cast<size_t>(o)].empty();
+    reached = reached || undefined[static_cast<size_t>(o)];
+  }
+  if (!(defined ? node.attrs.has("undefined_gradient") : reached)) return;
+  for (ValueId in : node.inputs) {
+    if (dep[static_cast<size_t>(in)]) undefined[static_cast<size_t>(in)] = 1;
+  }
+}
 
 // Calls node n's gradient rule when gradient flows into it and out to an input that needs one.
 void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector<std::vector<ValueId>>& grads) {

@@ -89,7 +89,7 @@ _NODES: Dict[int, list] = {}
 
 def _dispatch(identity: int):
     def run(grad_handle):
-        if INNER[0]:
+        if INNER[0] or grad_handle is None:  # None: an undefined gradient, which node hooks are not given
             return None
         entry = _NODES.get(identity)
         if entry is None:
@@ -201,7 +201,7 @@ def register_hook(node, hook: Callable):
     def receiver(i: int):
         def receive(grad_handle):
             delta = pending.pop(i, None)
-            return None if delta is None else (_wrap(grad_handle) + delta)._h
+            return None if delta is None or grad_handle is None else (_wrap(grad_handle) + delta)._h
         return receive
 
     # the receivers are registered now: a hook added while a backward runs would not be called in it

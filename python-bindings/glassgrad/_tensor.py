@@ -1522,12 +1522,18 @@ class Tensor:
         def call(grad_handle):
             if _node_hooks.INNER[0]:  # a node post hook's own gradient pass (_node_hooks)
                 return None
-            out = hook(_wrap(grad_handle))
+            # None: the gradient is undefined (docs/architecture.md, "Undefined gradients")
+            out = hook(None if grad_handle is None else _wrap(grad_handle))
             if out is None or out is _C.undefined_gradient:  # the latter: autograd.Function's None
                 return out
             if not isinstance(out, Tensor):
                 raise TypeError(f"register_hook: the hook returned {type(out).__name__}; it must return a Tensor "
                                 f"or None\n  fix: return the new gradient (a glassgrad.Tensor), or nothing")
+            if grad_handle is None:
+                raise _C.TensorStateError(
+                    "can't replace a None gradient with a non-None value\n  register_hook: the hook was given None "
+                    "(the tensor gets no gradient: an autograd.Function's backward returned None for it) and "
+                    "returned a Tensor\n  fix: return None when the gradient is None")
             _node_hooks.check_result(hook, grad_handle, out)
             return out._h
 

@@ -62,7 +62,7 @@ def _once(t, hook: Callable) -> None:
 def _adder(state: dict, delta: Callable) -> Callable:
     def add(grad):
         g = state["g"]
-        return None if g is None else grad + delta(g)
+        return None if g is None or grad is None else grad + delta(g)
     return add
 
 

@@ -338,13 +338,15 @@ void bind_lazy(py::module_& m) {
                delete p;
              });
              return lazy::add_grad_hook(h.value(), [f](const lazy::ValuePtr& grad) -> lazy::ValuePtr {
-               py::object out = (*f)(wrap(grad));
+               // an undefined gradient (lazy::undefined_gradient) is given as None, as PyTorch's hooks get it
+               const bool undefined = grad == lazy::undefined_gradient();
+               py::object out = (*f)(undefined ? py::object(py::none()) : py::cast(wrap(grad)));
                if (out.is(undefined_gradient_marker())) return lazy::undefined_gradient();
                return out.is_none() ? nullptr : out.cast<Handle*>()->value();
              });
            },
-           "Adds a gradient hook: fn(gradient handle) -> a handle replacing it, None to keep it, or "
-           "_C.undefined_gradient to make it undefined. Returns its key.")
+           "Adds a gradient hook: fn(gradient handle, or None where it is undefined) -> a handle replacing it, "
+           "None to keep it, or _C.undefined_gradient to make it undefined. Returns its key.")
       .def("remove_grad_hook", [](Handle& h, uint64_t key) { lazy::remove_grad_hook(h.value(), key); })
       .def_property("retains_grad", [](const Handle& h) { return h.value()->retains_grad; },
                     [](Handle& h, bool on) { h.value()->retains_grad = on; })

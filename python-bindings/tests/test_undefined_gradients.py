@@ -3,7 +3,7 @@ None rather than zeros (a custom Function's backward returning None, vector_norm
 leaf reached only that way keeps .grad None and autograd.grad's entry is None. The expected
 values are PyTorch's (test_torch_undefined_gradients.py compares with torch itself)."""
 import glassgrad as gg
-from undefined_gradients_script import custom_function_record, materialize_record, norm_record
+from undefined_gradients_script import custom_function_record, hook_record, materialize_record, norm_record
 
 ONES3, TWOS3, ZEROS3 = [1.0] * 3, [2.0] * 3, [0.0] * 3
 
@@ -56,3 +56,16 @@ def test_backward_inputs_and_create_graph():
     assert g.tolist() == [2.0, 4.0]
     (h,) = gg.autograd.grad(g.sum(), w)
     assert h.tolist() == [2.0, 2.0]
+
+
+def test_hooks_of_a_tensor_whose_gradient_is_undefined_get_none():
+    none_x = [("x", None), ("x again", None), ("a", None)]
+    assert hook_record(gg) == {
+        "through_computed": (none_x, None),
+        "other_path": ([("x", ONES3)], ONES3),
+        "post_accumulate": [("a", None), ("post", None)],
+        "grad": ([None], [("a", None)]),
+        "replaced_none": "can't replace a None gradient with a non-None value",
+        "function_given_zeros": ([("Fives.backward", ZEROS3)], [5.0] * 3),
+        "no_grad_view": ([], None),
+    }

@@ -133,3 +133,77 @@ def materialize_record(lib) -> dict:
         first.sum().backward()
         seen.append(_grad(a))
     return {"seen": seen}
+
+
+def hook_record(lib) -> dict:
+    """Tensor hooks where the gradient is undefined: PyTorch's engine still reaches the tensor and
+    calls its hooks (a leaf's too) with None; a tensor with a defined gradient on another path
+    gets that one; a post-accumulate-grad hook still runs, after the tensor hooks; a Function
+    reached only by undefined gradients runs its backward on zeros, defining its inputs'."""
+    _, Nothing = _function_classes(lib)
+    out = {}
+    seen = []
+
+    def log(name):
+        def hook(g):
+            seen.append((name, None if g is None else g.tolist()))
+        return hook
+
+    a = lib.ones(3, requires_grad=True)
+    x = a * 1
+    x.register_hook(log("x"))
+    x.register_hook(log("x again"))
+    a.register_hook(log("a"))
+    Nothing.apply(x).sum().backward()
+    out["through_computed"] = (list(seen), _grad(a))
+    seen.clear()
+    a = lib.ones(3, requires_grad=True)
+    x = a * 1
+    x.register_hook(log("x"))
+    (Nothing.apply(x).sum() + x.sum()).backward()  # a defined contribution on another path
+    out["other_path"] = (list(seen), _grad(a))
+    seen.clear()
+    a = lib.ones(3, requires_grad=True)
+    a.register_post_accumulate_grad_hook(lambda t: seen.append(("post", _grad(t))))
+    a.register_hook(log("a"))
+    Nothing.apply(a).sum().backward()
+    out["post_accumulate"] = list(seen)
+    seen.clear()
+    a, b = lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)
+    a.register_hook(log("a"))
+    b.register_hook(log("b, not reached"))
+    out["grad"] = ([None if g is None else g.tolist()
+                    for g in lib.autograd.grad(Nothing.apply(a).sum() + b.detach().sum(), [a], allow_unused=True)],
+                   list(seen))
+    seen.clear()
+    a = lib.ones(3, requires_grad=True)
+    x = a * 1
+    x.register_hook(lambda g: lib.full((3,), 7.0) if g is None else None)
+    try:
+        Nothing.apply(x).sum().backward()
+        out["replaced_none"] = _grad(a)
+    except RuntimeError as e:
+        out["replaced_none"] = str(e).splitlines()[0]
+
+    class Fives(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 3
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(("Fives.backward", g.tolist()))
+            return lib.full((3,), 5.0)
+
+    a = lib.ones(3, requires_grad=True)
+    Nothing.apply(Fives.apply(a)).sum().backward()
+    out["function_given_zeros"] = (list(seen), _grad(a))
+    seen.clear()
+    a = lib.ones(4, requires_grad=True)
+    x = a * 1
+    x.register_hook(log("x, not reached"))
+    with lib.no_grad():
+        v = x[1:]  # no edge to x: its gradient is not undefined, x is not reached
+    (v * 2).sum().backward()
+    out["no_grad_view"] = (list(seen), _grad(a))
+    return out

@@ -55,6 +55,9 @@ struct BackwardTemplate {
   std::vector<TemplateNode> nodes;
   std::vector<ValueId> wrt;      // the leaves differentiated for
   std::vector<ValueId> grads;    // their gradients (kNoValue: the loss does not depend on it)
+  // The leaves reached by undefined gradients only (their hooks get None; docs/architecture.md,
+  // "Undefined gradients").
+  std::vector<ValueId> undefined;
 };
 
 // The templates of the traces backward() has seen, most recent first.
@@ -425,7 +428,8 @@ ValuePtr run_hooks(const TraceValue& v, ValuePtr g, bool differentiable = false)
     }
     set_grad_enabled(was);
     if (!out) continue;
-    if (out == undefined_gradient()) return out;  // no later hook sees an undefined gradient
+    // A hook's undefined result ends the run; an undefined gradient given (None) goes on to the next hook.
+    if (out == undefined_gradient()) return out;
     if (out->info.shape != v.info.shape || out->info.dtype != v.info.dtype || out->info.device != v.info.device) {
       throw ShapeError(ErrorMessage("hook has changed the size or type of value: the gradient of a tensor " +
                                     v.info.str() + " was replaced by " + out->info.str())
@@ -503,13 +507,53 @@ GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& importe
   hooks.apply = [&ex, &imported, retain](ValueId value, ValueId grad) -> ValueId {
     import_nodes(ex, imported);
     const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
-    const ValuePtr g = value_of(ex, grad);
+    // kNoValue: reached by undefined gradients only (build_backward); the hooks get None
+    const ValuePtr g = grad == kNoValue ? undefined_gradient() : value_of(ex, grad);
     const ValuePtr out = run_hooks(*v, g, ex.differentiable_imports);
     if (out == undefined_gradient()) return kNoValue;
     if (retain && v->retains_grad) accumulate_grad(v, out);
     return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
   };
   return hooks;
+}
+
+// Whether two entries of `grads` (gradient ids, kNoValue for none) are one value.
+bool shares_a_gradient(const std::vector<ValueId>& grads) {
+  std::vector<ValueId> ids;
+  ids.reserve(grads.size());
+  for (ValueId g : grads) {
+    if (g != kNoValue) ids.push_back(g);
+  }
+  std::sort(ids.begin(), ids.end());
+  return std::adjacent_find(ids.begin(), ids.end()) != ids.end();
+}
+
+// Whether g is the gradient a leaf before entry i of wrt holds (backward's store loop, which
+// gave those leaves their gradients): a linear search, for the calls where two leaves may get one
+// value (shares_a_gradient, or a hook ran).
+bool stored_before(const Export& ex, const std::vector<ValueId>& wrt, const std::vector<ValueId>& grads, size_t i,
+                   const TraceValue* g) {
+  for (size_t j = 0; j < i; ++j) {
+    if (grads[j] == kNoValue) continue;
+    if (newest_version(ex.by_id.at(static_cast<size_t>(wrt[j])))->grad.get() == g) return true;
+  }
+  return false;
+}
+
+// Adds the leaves among `wrt` to `hooks`: build_backward then calls apply(leaf, kNoValue) for
+// those reached by undefined gradients only, which calls `undefined_leaf` with the leaf instead
+// of the hooks of computed values.
+void watch_undefined_leaves(const Export& ex, GradientHooks& hooks, const std::vector<ValueId>& wrt,
+                            std::function<void(ValueId)> undefined_leaf) {
+  for (ValueId w : wrt) {
+    if (ex.graph.value(w).producer == kNoNode) hooks.values.push_back(w);
+  }
+  hooks.apply = [&ex, computed = std::move(hooks.apply), undefined_leaf = std::move(undefined_leaf)](
+                    ValueId value, ValueId grad) {
+    if (ex.graph.value(value).producer != kNoNode) return computed(value, grad);
+    undefined_leaf(value);
+    return kNoValue;
+  };
 }
 
 ValueId add_seed(Export& ex, const ValuePtr& seed) {
@@ -548,10 +592,14 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
   const NodeId first_new = ex.graph.num_nodes();
   NodeId imported = first_new;
   GradientHooks hooks = hooks_for(ex, hooked, imported, false);
+  // An input leaf reached by undefined gradients only: its hooks get None, as in backward()
+  watch_undefined_leaves(ex, hooks, wrt, [&ex](ValueId leaf) {
+    const ValuePtr v = newest_version(ex.by_id.at(static_cast<size_t>(leaf)));
+    if (!v->grad_hooks.empty()) run_hooks(*v, undefined_gradient());
+  });
   phase.emplace(HostPhase::Differentiate);
   ++backward_counts().built;
-  const std::vector<ValueId> grads =
-      build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, nullptr, hooked.empty() ? nullptr : &hooks);
+  const std::vector<ValueId> grads = build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, nullptr, &hooks);
   phase.emplace(HostPhase::BackwardImport);
   ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
   const std::vector<TraceNode*> saving = check_saved_values(ex, first_new, first_backward_value);
@@ -595,6 +643,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   std::shared_ptr<const BackwardTemplate> tmpl = reusable ? templates().find(key) : nullptr;
   std::vector<char> synced;  // per wrt entry: its gradient comes out of a bucket
   std::vector<ValueId> wrt, grads;
+  std::vector<ValueId> undefined;  // the leaves reached by undefined gradients only
   std::vector<TraceNode*> saving;
   if (tmpl) {
     if (seed) ex.by_id.push_back(seed);
@@ -606,6 +655,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     import_template(ex, *tmpl);
     wrt = tmpl->wrt;
     grads = tmpl->grads;
+    undefined = tmpl->undefined;
   } else {
     phase.emplace(HostPhase::BackwardExport);
     build_graph(ex);
@@ -635,13 +685,16 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     const ValueId first_made = ex.graph.num_values();
     NodeId imported = first_new;  // backward nodes before this one are trace nodes already
     GradientHooks hooks = hooks_for(ex, hooked, imported, true);
+    // The leaves too, for build_backward to name those reached by undefined gradients only, whose
+    // hooks the store loop below runs on None (hooks or none, as a template is kept for later calls).
+    watch_undefined_leaves(ex, hooks, wrt, [&undefined](ValueId leaf) { undefined.push_back(leaf); });
     phase.emplace(HostPhase::Differentiate);
     ++backward_counts().built;
-    grads = build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr,
-                           hooks.values.empty() ? nullptr : &hooks);
+    grads = build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr, &hooks);
     phase.emplace(HostPhase::BackwardImport);
     if (reusable) {
       auto made = template_of(ex, first_new, first_made, wrt, grads);
+      made->undefined = undefined;
       templates().put(key, made);
       saving = check_saved_values(ex, *made, first_backward_value);
       import_template(ex, *made);
@@ -655,22 +708,35 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   // reaches both biases) is stored once and copied for the others, as PyTorch's AccumulateGrad
   // copies a gradient held elsewhere, so that an in-place update of one .grad (clamp_, mul_)
   // neither changes the others nor conflicts with their updates in the same step.
-  std::unordered_set<const TraceValue*> stored;
+  // Without hooks, two leaves get one value only where their gradient ids are one (the common
+  // case has none, and asks nothing per leaf); a hook may return any value, so from the first
+  // hook on each leaf's value is looked for among what the leaves before it stored.
+  bool search = shares_a_gradient(grads);
   for (size_t i = 0; i < wrt.size(); ++i) {
-    if (grads[i] == kNoValue) continue;
+    if (grads[i] == kNoValue) {
+      if (undefined.empty() || std::find(undefined.begin(), undefined.end(), wrt[i]) == undefined.end()) continue;
+      const ValuePtr leaf = newest_version(ex.by_id.at(static_cast<size_t>(wrt[i])));
+      if (!leaf->grad_hooks.empty()) run_hooks(*leaf, undefined_gradient());  // the hooks get None
+      search = true;
+      continue;
+    }
     // Written in place since the graph was recorded: the gradient goes to the newest version.
     const ValuePtr leaf = newest_version(ex.by_id.at(static_cast<size_t>(wrt[i])));
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
-    if (!leaf->grad_hooks.empty()) g = run_hooks(*leaf, g);  // before accumulating, as PyTorch's leaf hooks
+    if (!leaf->grad_hooks.empty()) {  // before accumulating, as PyTorch's leaf hooks
+      g = run_hooks(*leaf, g);
+      search = true;
+    }
     if (g == undefined_gradient()) continue;
-    if (!leaf->grad && stored.count(g.get())) g = record_untracked("Contiguous", {g}, leaf->name);
+    if (!leaf->grad && search && stored_before(ex, wrt, grads, i, g.get())) {
+      g = record_untracked("Contiguous", {g}, leaf->name);
+    }
     if (sync && synced[i]) {  // a synced gradient already holds the old one
       if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";
       set_grad(leaf, g);
     } else {
       accumulate_grad(leaf, g);
     }
-    stored.insert(leaf->grad.get());
   }
   if (!retain_graph) release_graph(ex, saving);
 }

@@ -286,8 +286,24 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
     if not differentiable:
         return output
     for (i, x), p in zip(inputs, proxies):
-        p.register_hook(_input_grad(cls, ctx, state, outs, differentiable, args, i, x, len(proxies)))
+        _on_gradient(p, _input_grad(cls, ctx, state, outs, differentiable, args, i, x, len(proxies)))
     return wrapped[0] if single else type(output)(wrapped) if isinstance(output, tuple) else wrapped
+
+
+def _on_gradient(p: Tensor, hook) -> None:
+    """hook(gradient, or None where it is undefined) on proxy p's gradient, its result replacing it.
+    Unlike Tensor.register_hook's, it may define an undefined gradient: the Function's backward,
+    given zeros for its outputs' undefined gradients (materialize_grads), gives its inputs theirs,
+    as PyTorch's node does when the engine reaches it (docs/architecture.md, "Undefined gradients")."""
+    from .. import _node_hooks
+    from .._tensor import _wrap
+
+    def call(grad_handle):
+        if _node_hooks.INNER[0]:  # a node post hook's own gradient pass (_node_hooks)
+            return None
+        out = hook(None if grad_handle is None else _wrap(grad_handle))
+        return out if out is _C.undefined_gradient else out._h
+    p._h.add_grad_hook(call)
 
 
 def _keep_output_grad(state: dict, j: int):
