@@ -1,7 +1,7 @@
-"""A stand-in for the `gym` package (CartPole-v1 and Pendulum-v1 only) for ported reinforcement-
-learning scripts: tests copy this file into a folder on the script's path as gym.py.
+"""A stand-in for the `gym` package (CartPole-v0, CartPole-v1 and Pendulum-v1 only) for ported
+reinforcement-learning scripts: tests copy this file into a folder on the script's path as gym.py.
 
-The dynamics, observation dtypes, episode limits (500 and 200 steps) and the reset/step
+The dynamics, observation dtypes, episode limits (200, 500 and 200 steps) and the reset/step
 signatures follow gym 0.26's documented environments: reset(seed=None) -> (obs, info) and
 step(a) -> (obs, reward, terminated, truncated, info). With GYM_STAND_IN_API=0.21 in the
 environment it keeps the older API instead (reset() -> obs, step(a) -> (obs, reward, done,
@@ -119,9 +119,14 @@ class Env:
         pass
 
 
+# name -> (environment, the episode limit gym registers it with): CartPole-v0 is v1's cart-pole
+# limited to 200 steps
+ENVIRONMENTS = {"CartPole-v0": (CartPole, 200), "CartPole-v1": (CartPole, 500), "Pendulum-v1": (Pendulum, 200)}
+
+
 def make(name, max_episode_steps=None, autoreset=False, render_mode=None):
-    inner = {"CartPole-v1": CartPole, "Pendulum-v1": Pendulum}[name]()
-    return Env(inner, max_episode_steps, autoreset)
+    environment, limit = ENVIRONMENTS[name]
+    return Env(environment(), max_episode_steps or limit, autoreset)
 
 
 class logger:

@@ -97,6 +97,7 @@ REPOSITORIES = {
     "pyGAT": "github.com/Diego999/pyGAT",
     "char-rnn.pytorch": "github.com/spro/char-rnn.pytorch",
     "pytorch-sgns": "github.com/theeluwin/pytorch-sgns",
+    "RL-Adventure": "github.com/higgsfield/RL-Adventure",
 }
 
 
