@@ -8,7 +8,6 @@ from __future__ import annotations
 import builtins
 import functools
 import math
-from collections import namedtuple
 from typing import Optional
 
 import numpy as np
@@ -160,8 +159,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return _on(counts.astype(np.float64), input, input.dtype)
 
 
-# torch.return_types.histogram: a tuple that also names its two tensors
-histogram_result = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignore[name-match]  # PyTorch's type name
+# torch.return_types.histogram: a tuple that also names its two tensors, printed as PyTorch's
+histogram_result = return_type("histogram", ("hist", "bin_edges"))
 
 
 def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import builtins
 import math
 import warnings
-from collections import namedtuple
 from typing import Optional
 
 from . import _C, _autocast, _dtypes, _math, _output_numbers, _trace
@@ -31,8 +30,6 @@ from ._numpy_names import accept_numpy_names
 from ._out import write_out
 from ._return_types import return_type
 
-std_mean_result = namedtuple("std_mean", ["std", "mean"])
-var_mean_result = namedtuple("var_mean", ["var", "mean"])
 
 
 def dims_of(dim, x: Tensor, where: str) -> list:
@@ -180,8 +177,9 @@ def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     node VarMeanBackward0."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     node = "VarMeanBackward0"
-    return _output_numbers.number(var_mean_result(_var(input, dim, unbiased, keepdim, correction, node),
-                                                  _mean_named(input, dim, keepdim, node)))
+    # a plain tuple, as PyTorch's (torch.var_mean has no return_types entry)
+    return _output_numbers.number((_var(input, dim, unbiased, keepdim, correction, node),
+                                   _mean_named(input, dim, keepdim, node)))
 
 
 def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -189,8 +187,9 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
     node StdMeanBackward0."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     node = "StdMeanBackward0"
-    return _output_numbers.number(std_mean_result(_std(input, dim, unbiased, keepdim, correction, node),
-                                                  _mean_named(input, dim, keepdim, node)))
+    # a plain tuple, as PyTorch's (torch.std_mean has no return_types entry)
+    return _output_numbers.number((_std(input, dim, unbiased, keepdim, correction, node),
+                                   _mean_named(input, dim, keepdim, node)))
 
 
 # ---- extrema ------------------------------------------------------------------------------------

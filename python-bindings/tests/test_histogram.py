@@ -72,3 +72,11 @@ def test_float32_bin_edges_have_pytorchs_last_bits():
     assert gg.histogram(gg.tensor([-1.0, 7.5, 0.3]), 7).bin_edges.tolist() == want
     assert gg.linspace(0.1, 0.7, 6).tolist() == [0.10000000149011612, 0.2199999988079071, 0.3399999737739563,
                                                   0.46000000834465027, 0.5799999833106995, 0.699999988079071]
+
+
+def test_the_result_is_a_return_types_named_tuple_printed_as_pytorchs():
+    import pickle
+    r = gg.histogram(gg.tensor([0.0, 1.0, 2.0, 3.0]), 2)
+    assert type(r).__module__ == "glassgrad._return_types" and type(r).__name__ == "histogram"
+    assert repr(r).startswith("glassgrad.return_types.histogram(\nhist=tensor([2., 2.]),\nbin_edges=")
+    assert pickle.loads(pickle.dumps(r)).hist.tolist() == [2.0, 2.0]

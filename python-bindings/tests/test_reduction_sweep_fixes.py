@@ -163,3 +163,13 @@ def test_low_precision_norms_as_torch():
             got = call(gg, gg.tensor(data).to(getattr(gg, dtype)))
             assert str(got.dtype).split(".")[-1] == dtype
             np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
+@pytest.mark.parametrize("name", ["std_mean", "var_mean"])
+def test_std_mean_and_var_mean_are_plain_tuples(name):
+    # PyTorch's are tuples (no torch.return_types entry): printed as (tensor(...), tensor(...))
+    x = gg.tensor([0.0, 1.0, 2.0, 3.0], requires_grad=True)
+    r = getattr(gg, name)(x)
+    assert type(r) is tuple and len(r) == 2
+    assert repr(r).startswith("(tensor(") and r[1].item() == 1.5
+    assert r[1].output_nr == 1  # the second output of PyTorch's one node
