@@ -98,6 +98,11 @@ REPOSITORIES = {
     "char-rnn.pytorch": "github.com/spro/char-rnn.pytorch",
     "pytorch-sgns": "github.com/theeluwin/pytorch-sgns",
     "RL-Adventure": "github.com/higgsfield/RL-Adventure",
+    "minDiffusion": "github.com/cloneofsimo/minDiffusion",
+    "Conditional_Diffusion_MNIST": "github.com/TeaPearce/Conditional_Diffusion_MNIST",
+    "Diffusion-Models-pytorch": "github.com/dome272/Diffusion-Models-pytorch",
+    "usuyama-pytorch-unet": "github.com/usuyama/pytorch-unet",
+    "SRCNN-pytorch": "github.com/yjn870/SRCNN-pytorch",
 }
 
 
