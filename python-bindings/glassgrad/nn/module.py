@@ -115,6 +115,15 @@ class Buffer(Tensor):
         self.persistent = bool(persistent)
 
 
+def _kept_as_buffer(t) -> bool:
+    """Whether register_buffer keeps t itself as the buffer (PyTorch keeps every tensor): a
+    glassgrad tensor with memory of its own (not a view of another's), not requiring gradients and
+    not a Parameter. Others (NumPy arrays, views, tensors in a graph) become a copy of their values,
+    and an nn.Buffer a plain Tensor holding its values (PyTorch's Buffer is a plain tensor)."""
+    return (isinstance(t, Tensor) and not isinstance(t, (Parameter, Buffer)) and not t.requires_grad
+            and not t._h.is_view)
+
+
 def _state_leaf(arr: np.ndarray, device: str, name: str, dtype: Optional[str] = None) -> Tensor:
     """A buffer's leaf holding arr's values in dtype (default arr's own)."""
     return _wrap(_C.lazy_leaf(raw_from_numpy(arr, device, name, dtype), "state", False, name))
@@ -562,8 +571,9 @@ class Module:
 
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         """A tensor that is not trained (e.g. BatchNorm's running statistics), updated in place by
-        the plans that write it. persistent=False keeps it out of state_dict(). tensor=None
-        declares the name without a tensor (as PyTorch allows)."""
+        the plans that write it; the tensor itself, as PyTorch keeps it, unless it is a NumPy
+        array, a view or requires gradients (_kept_as_buffer: then a copy). persistent=False keeps
+        it out of state_dict(). tensor=None declares the name without a tensor (as PyTorch allows)."""
         self._check_init("buffer")
         _check_new_name(self, "buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, (Tensor, np.ndarray, np.generic)):  # NumPy: glassgrad's own
@@ -576,9 +586,15 @@ class Module:
             (non_persistent.discard if persistent else non_persistent.add)(name)
             return
         tensor = _reg.run(_reg.BUFFER, self, name, tensor)
-        arr = tensor.numpy(force=True) if isinstance(tensor, Tensor) else np.asarray(tensor)
-        device = tensor.device if isinstance(tensor, Tensor) else _device.default_device()
-        self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
+        if _kept_as_buffer(tensor):
+            # PyTorch's buffer is the tensor itself (m.b is t; a write to t is a write to the
+            # buffer): t is made a module-state leaf over its own memory, the object kept
+            rebind_all([(tensor, _C.lazy_leaf(tensor._raw(), "state", False, self._path_of(name)))])
+            self._buffers[name] = tensor
+        else:
+            arr = tensor.numpy(force=True) if isinstance(tensor, Tensor) else np.asarray(tensor)
+            device = tensor.device if isinstance(tensor, Tensor) else _device.default_device()
+            self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
         if not persistent:
             self.__dict__.setdefault("_non_persistent", set()).add(name)
         else:  # re-registering a name makes it persistent again, as PyTorch's
