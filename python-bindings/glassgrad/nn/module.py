@@ -17,6 +17,7 @@ from .._tensor import Tensor, _wrap, raw_from_numpy
 from .._trace import RECORDINGS as _RECORDINGS
 from .._trace import _local as _trace_local
 from .._trace import note_module_call, user_source
+from . import _module_apply as _applied
 from . import forward_hooks as _hooks
 from . import registration_hooks as _reg
 from . import state_dict_load as _sdl
@@ -1028,6 +1029,11 @@ class Module:
             if not _dtypes.to_dtype(dtype).is_floating_point:
                 raise InvalidArgumentTypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
                                                   f"dtype={dtype}\n  fix: model.to(glassgrad.float32) or .half()")
+        if _applied.overrides_apply(self):  # a model's own _apply converts its own tensors along
+            target = {} if device is None else {"device": device}
+            return self._apply(lambda t: t.to(**target, **({"dtype": dtype} if dtype is not None
+                                                            and t.dtype.is_floating_point else {})))
+        if dtype is not None:
             self.astype(dtype)
         if device is None:
             return self
@@ -1041,6 +1047,8 @@ class Module:
         the parameters' gradients with them, as PyTorch's _apply does. model.double() is what
         float64 gradient checks use."""
         name = _dtypes.plain(_dtypes.to_dtype(dtype))
+        if _applied.overrides_apply(self):  # a model's own _apply converts its own tensors along
+            return self._apply(lambda t: t.to(name) if t.dtype.is_floating_point else t)
         moved = [t for t in list(self.parameters()) + list(self.buffers())
                  if t.dtype != name and t.dtype.is_floating_point]
         grads = [(t, t.grad.to(name)) for t in moved if t.grad is not None]
@@ -1052,9 +1060,17 @@ class Module:
     def type(self, dst_type) -> "Module":
         """Module.type: every parameter, buffer and gradient as Tensor.type(dst_type) makes it
         (a dtype, torch.FloatTensor, torch.cuda.DoubleTensor or such a name; _module_type.py)."""
+        if _applied.overrides_apply(self):  # a model's own _apply converts its own tensors along
+            return self._apply(lambda t: t.type(dst_type))
         from ._module_type import type_all
         type_all(self, dst_type)
         return self
+
+    def _apply(self, fn, recurse: bool = True) -> "Module":
+        """PyTorch's Module._apply: fn applied to every parameter, buffer and gradient (children
+        first), each keeping its object; override it to convert tensors of your own along
+        (nn/_module_apply.py)."""
+        return _applied.apply_fn(self, fn, recurse)
 
     def double(self) -> "Module":
         return self.astype("float64")
