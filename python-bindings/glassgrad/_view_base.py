@@ -38,10 +38,7 @@ def _record(out, source) -> None:
     h = out._h
     if out is source or not h.is_view or not h.shares_storage(source._h) or source.is_inference():
         return
-    try:
-        out._view_base = source._view_base
-    except AttributeError:  # source is not a view: it is the root
-        out._view_base = source
+    out._view_base = getattr(source, "_view_base", source)  # (the default: source is the root)
 
 
 def _recording(f, tensor_type):
