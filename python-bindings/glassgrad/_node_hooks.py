@@ -9,6 +9,9 @@ so both are hooks on the gradient of the op's output value:
   from the gradient reaching it; a returned tuple replaces them, the difference being added to each
   input's gradient in the same backward (gradients add up over an input's uses).
 
+Where the node's gradient is undefined (docs/architecture.md, "Undefined gradients"), as PyTorch's,
+prehook gets (None,) and hook None for every gradient; a tensor returned for one raises.
+
 Both return a handle whose remove() unregisters the hook."""
 from __future__ import annotations
 
@@ -58,6 +61,12 @@ def _returned(hook: Callable, out, expected: int) -> Optional[list]:
     return entries
 
 
+def _replaced_none(call: str) -> RuntimeError:
+    return _C.TensorStateError(f"can't replace a None gradient with a non-None value\n  {call}: the node's gradient is "
+                               "undefined (an autograd.Function's backward returned None for it) and the hook "
+                               "returned a Tensor for it\n  fix: return None when the gradient is None")
+
+
 def _checked(hook: Callable) -> None:
     if not callable(hook):
         raise TypeError(f"register_hook: the hook must be callable, got {type(hook).__name__}\n"
@@ -68,10 +77,12 @@ def register_prehook(node, hook: Callable):
     from ._tensor import Tensor, _wrap
     _checked(hook)
 
-    def call(grad_handle):
-        entries = _returned(hook, hook((_wrap(grad_handle),)), 1)
+    def call(grad_handle):  # None: the gradient is undefined (docs/architecture.md, "Undefined gradients")
+        entries = _returned(hook, hook((None if grad_handle is None else _wrap(grad_handle),)), 1)
         if entries is None or entries[0] is None:
             return None
+        if grad_handle is None:
+            raise _replaced_none("register_prehook")
         if not isinstance(entries[0], Tensor):
             raise TypeError(f"register_prehook: the hook returned {type(entries[0]).__name__} for a gradient; it "
                             f"must be a Tensor or None")
@@ -89,7 +100,7 @@ _NODES: Dict[int, list] = {}
 
 def _dispatch(identity: int):
     def run(grad_handle):
-        if INNER[0] or grad_handle is None:  # None: an undefined gradient, which node hooks are not given
+        if INNER[0]:
             return None
         entry = _NODES.get(identity)
         if entry is None:
@@ -187,6 +198,11 @@ def register_hook(node, hook: Callable):
     pending: dict = {}  # operand position -> what the hook's replacement adds to its gradient, this backward
 
     def call(grad_handle):
+        if grad_handle is None:  # an undefined gradient: so are the node's own gradients of its inputs
+            entries = _returned(hook, hook((None,) * len(operands), (None,)), len(operands))
+            if entries is not None and any(e is not None for e in entries):
+                raise _replaced_none("register_hook")
+            return None
         grad_inputs = tuple(_local_gradients(node, operands, grad_handle))
         entries = _returned(hook, hook(grad_inputs, (_wrap(grad_handle),)), len(grad_inputs))
         for i, (old, new) in enumerate(zip(grad_inputs, entries or ())):

@@ -68,4 +68,6 @@ def test_hooks_of_a_tensor_whose_gradient_is_undefined_get_none():
         "replaced_none": "can't replace a None gradient with a non-None value",
         "function_given_zeros": ([("Fives.backward", ZEROS3)], [5.0] * 3),
         "no_grad_view": ([], None),
+        "node_hooks": [("prehook", (None,)), ("hook", (None, None), (None,))],
+        "node_hook_replaced_none": ["can't replace a None gradient with a non-None value"] * 2,
     }

@@ -206,4 +206,21 @@ def hook_record(lib) -> dict:
         v = x[1:]  # no edge to x: its gradient is not undefined, x is not reached
     (v * 2).sum().backward()
     out["no_grad_view"] = (list(seen), _grad(a))
+    seen.clear()
+    a, b = lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)
+    x = a * b
+    x.grad_fn.register_prehook(lambda go: seen.append(("prehook", go)))
+    x.grad_fn.register_hook(lambda gi, go: seen.append(("hook", gi, go)))
+    Nothing.apply(x).sum().backward()
+    out["node_hooks"] = list(seen)
+    for replacing in (lambda n: n.register_prehook(lambda go: (lib.full((3,), 4.0),)),
+                      lambda n: n.register_hook(lambda gi, go: (lib.full((3,), 4.0), None))):
+        a = lib.ones(3, requires_grad=True)
+        x = a * 1
+        replacing(x.grad_fn)
+        try:
+            Nothing.apply(x).sum().backward()
+            out.setdefault("node_hook_replaced_none", []).append(_grad(a))
+        except RuntimeError as e:
+            out.setdefault("node_hook_replaced_none", []).append(str(e).splitlines()[0])
     return out
