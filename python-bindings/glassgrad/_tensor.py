@@ -1508,7 +1508,9 @@ class Tensor:
         gradient that flows on to what this tensor was computed from (for a leaf, before it is
         added to .grad). Hooks run in registration order, under no_grad; what they compute joins
         the backward graph (a compiled step replays it, but a hook's Python side effects, such as
-        printing, happen when the step is traced). Returns a handle whose remove() unregisters it."""
+        printing, happen when the step is traced). Returns a handle whose remove() unregisters it.
+        Where the gradient is undefined (an autograd.Function's backward returned None for this
+        tensor), hook gets None, and must return None, as PyTorch's."""
         from . import _node_hooks
         from .utils.hooks import RemovableHandle
         if not self.requires_grad:
