@@ -408,10 +408,14 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     """norm, its result named as PyTorch's node `node` (the norm's, or dist's)."""
     p = tensor_number(p, "p", "dist" if node == "DistBackward0" else "norm")
+    # an integer or bool input is refused, dtype= or not, as PyTorch refuses it
+    if not input.dtype.is_floating_point:
+        raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {input.dtype} (shape "
+                                  f"{list(input.shape)}), as in PyTorch\n  fix: x.float().norm(...)")
     x = input.astype(dtype) if dtype is not None else input
     if not x.dtype.is_floating_point:
-        raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {x.dtype} (shape "
-                                  f"{list(x.shape)}), as in PyTorch\n  fix: x.float().norm(...) or norm(x, dtype=torch.float32)")
+        raise _C.UnsupportedError(f"norm: dtype must be a floating point type. Got {x.dtype}\n  fix: "
+                                  f"dtype=torch.float32 or torch.float64")
     if x.dtype in ("float16", "bfloat16") and p != "nuc":
         # PyTorch accumulates a low-precision norm in float32 (its opmath type) and rounds the result
         # once: 10000 elements of 10 in float16 have the norm 1000, not inf from a float16 sum of squares

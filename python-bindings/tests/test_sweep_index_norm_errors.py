@@ -164,3 +164,23 @@ def test_histogram_of_no_elements_spans_zero_to_one():
     # an explicit empty range and a single value are still widened by 0.5 each way
     assert gg.histogram(gg.tensor([]), 2, range=(0.0, 0.0))[1].tolist() == [-0.5, 0.0, 0.5]
     assert gg.histogram(gg.tensor([2.0, 2.0]), 2)[1].tolist() == [1.5, 2.0, 2.5]
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.norm(dtype=gg.float64), lambda x: gg.norm(x, "fro", dtype=gg.float32),
+    lambda x: gg.norm(x, 1, dtype=gg.float64), lambda x: gg.linalg.vector_norm(x, dtype=gg.float64),
+    lambda x: gg.linalg.norm(x, dtype=gg.float64), lambda x: gg.linalg.matrix_norm(x, dtype=gg.float64)])
+@pytest.mark.parametrize("dtype", ["int64", "bool", "uint8"])
+def test_norm_of_an_integer_input_is_refused_whatever_dtype_asks(call, dtype):
+    # PyTorch checks the input's dtype before dtype= converts it: 'Expected a floating point ...'
+    with pytest.raises(RuntimeError, match="Expected a floating point"):
+        call(gg.tensor([[1, 2], [3, 4]]).to(getattr(gg, dtype)))
+
+
+def test_norm_dtype_converts_a_floating_input():
+    x = gg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert x.norm(dtype=gg.float64).dtype == gg.float64
+    assert abs(x.half().norm(dtype=gg.float32).item() - 30 ** 0.5) < 1e-5
+    assert gg.linalg.vector_norm(x.half(), dtype=gg.float32).dtype == gg.float32
+    with pytest.raises(RuntimeError, match="floating point"):
+        gg.norm(x, dtype=gg.int64)

@@ -18,7 +18,10 @@ def _dims(dim):
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """torch.linalg.vector_norm: the ord-norm of x over dim (all axes when None) as a vector: 2 (the
     default; gradient 0 at a zero vector), 1, inf, -inf, 0 (the count of nonzeros) or any number.
-    float16 and bfloat16 accumulate in float32, the result rounded to their dtype, as PyTorch's."""
+    float16 and bfloat16 accumulate in float32, the result rounded to their dtype, as PyTorch's.
+    An integer or bool x is refused, dtype= or not, as PyTorch refuses it."""
+    if not x.dtype.is_floating_point:
+        check_float(x, "vector_norm")
     low = x if dtype is None else x.to(dtype)
     if low.dtype in ("float16", "bfloat16"):
         return into(out, vector_norm(low.float(), ord, dim, keepdim).to(low.dtype), "linalg.vector_norm")
@@ -48,6 +51,8 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     if ord is None or isinstance(ord, bool) or not isinstance(ord, (str, numbers.Number)):  # PyTorch: a TypeError
         raise TypeError(f"linalg_matrix_norm(): argument 'ord' must be a number or 'fro' / 'nuc', not "
                         f"{type(ord).__name__}\n  fix: leave ord out for the Frobenius norm (ord='fro')")
+    if not A.dtype.is_floating_point:  # refused before dtype= converts it, as PyTorch's
+        check_float(A, "matrix_norm")
     A = A.to(dtype) if dtype is not None else A
     check_float(A, "matrix_norm")
     if A.ndim < 2:
