@@ -22,6 +22,7 @@ from ._class_targets import check_class_targets
 from ._dtypes import plain
 from ._inplace import _type_name
 from ._tensor import Tensor, _check_inference_inputs, _op, tensor
+from ._tensor_arguments import refuse
 from ._trace import current_scope
 from ._torch_operands import node_attrs
 
@@ -328,6 +329,11 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
     if tuple(t.shape) != tuple(input.shape):
         raise _C.ShapeError(f"binary_cross_entropy_with_logits: target size {list(t.shape)} must be the same as "
                             f"input size {list(input.shape)}\n  fix: one target per logit, e.g. y.reshape(x.shape)")
+    # weight and pos_weight are tensors or None, as PyTorch's argument parser takes them: a number
+    # or an array is its TypeError (docs/porting.md, "Tensor arguments")
+    for position, name, value in ((3, "weight", weight), (4, "pos_weight", pos_weight)):
+        if value is not None and not isinstance(value, Tensor):
+            refuse("binary_cross_entropy_with_logits", name, position, value)
     _saves_for_backward("binary_cross_entropy_with_logits", input, t, weight, pos_weight)
     # log(1 + exp(-x)) = log(1 + exp(-|x|)) + max(-x, 0), with max(-x, 0) written (|x| - x) / 2 so the
     # gradient at x = 0 is sigmoid(0) - 1 = -1/2, PyTorch's (a clamp's there is -1: logsigmoid's rule)

@@ -30,7 +30,7 @@ arctanh_=input argmax=input argmin=input argsort=input argwhere=input as_strided
 as_strided_copy=input as_strided_scatter=input,src asin=input asin_=input asinh=input asinh_=input atan=input
 atan2=input,other atan_=input atanh=input atanh_=input avg_pool1d=input baddbmm=input,batch1,batch2
 bernoulli=input bilinear=input1,input2,weight
-binary_cross_entropy_with_logits=input,target,weight? bincount=input,weights? binomial=count,prob bitwise_not=input
+binary_cross_entropy_with_logits=input,target,weight?,pos_weight? bincount=input,weights? binomial=count,prob bitwise_not=input
 bmm=input,mat2 broadcast_to=input ceil=input ceil_=input celu=input celu_=input channel_shuffle=input
 cholesky_inverse=input cholesky_solve=input,input2 chunk=input clamp=input clamp_=input clamp_max=input
 clamp_max_=input clamp_min=input clamp_min_=input clip=input clip_=input clone=input combinations=input conj=input
@@ -112,7 +112,8 @@ def _type_name(value) -> str:
     return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
 
 
-def _refuse(name: str, param: str, position, value) -> None:
+def refuse(name: str, param: str, position, value) -> None:
+    """PyTorch's TypeError for `value` given where `name` takes a Tensor (position None: by keyword)."""
     at = "" if position is None else f" (position {position})"
     shown = repr(value) if len(repr(value)) <= 40 else _type_name(value)
     raise InvalidArgumentTypeError(
@@ -142,13 +143,13 @@ def _checking(fn: Callable, name: str, params: List[Tuple[int, str, bool]], firs
             if i < len(args):
                 value = args[i]
                 if not isinstance(value, accepted) and not (optional and value is None):
-                    _refuse(name, param, i + first, value)
+                    refuse(name, param, i + first, value)
         if kwargs:
             for i, param, optional in by_keyword:
                 if i >= len(args) and param in kwargs:
                     value = kwargs[param]
                     if not isinstance(value, accepted) and not (optional and value is None):
-                        _refuse(name, param, None, value)
+                        refuse(name, param, None, value)
         return fn(*args, **kwargs)
 
     # The common calls (each listed parameter a tensor given by position) decided by one or two

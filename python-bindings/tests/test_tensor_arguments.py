@@ -1,6 +1,8 @@
 """torch.* functions that take only Tensors refuse a number, a list or None with PyTorch's
 TypeError ("exp(): argument 'input' (position 1) must be Tensor, not float"), where PyTorch's own
 overloads taking numbers (torch.add(2, x), torch.where(c, x, 0.)) keep working."""
+import re
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,21 @@ def test_the_fast_paths_still_check_every_listed_argument():
     assert gg.conv_transpose1d(gg.ones(1, 1, 2), w, None).tolist() == [[[1.0, 1.0]]]
     assert _message(lambda: gg.conv_transpose1d(gg.ones(1, 1, 2), w, 1.0)) == \
         "conv_transpose1d(): argument 'bias' (position 3) must be Tensor, not float"
+
+
+@pytest.mark.parametrize("keyword, position, value, kind", [
+    ("pos_weight", 4, np.float64(2.0), "numpy.float64"), ("pos_weight", 4, 2.0, "float"),
+    ("pos_weight", 4, [2.0, 2.0, 2.0], "list"), ("weight", 3, 2.0, "float"),
+    ("weight", 3, np.ones(3), "numpy.ndarray")])
+def test_bce_with_logits_weights_are_tensors_in_f_and_torch(keyword, position, value, kind):
+    # a graph autoencoder passes pos_weight=<a NumPy float>: PyTorch's argument parser refuses it
+    import glassgrad.nn.functional as F
+    x, y = gg.zeros(3), gg.ones(3)
+    headline = (f"binary_cross_entropy_with_logits(): argument '{keyword}' (position {position}) must be "
+                f"Tensor, not {kind}")
+    with pytest.raises(TypeError, match=re.escape(headline)):
+        F.binary_cross_entropy_with_logits(x, y, **{keyword: value})
+    with pytest.raises(TypeError, match=re.escape(headline)):
+        gg.binary_cross_entropy_with_logits(x, y, *([None, value] if keyword == "pos_weight" else [value]))
+    np.testing.assert_allclose(float(F.binary_cross_entropy_with_logits(x, y, **{keyword: gg.full((3,), 2.0)})),
+                               2 * np.log(2), rtol=1e-6)
