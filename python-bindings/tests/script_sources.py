@@ -103,6 +103,7 @@ REPOSITORIES = {
     "Diffusion-Models-pytorch": "github.com/dome272/Diffusion-Models-pytorch",
     "usuyama-pytorch-unet": "github.com/usuyama/pytorch-unet",
     "SRCNN-pytorch": "github.com/yjn870/SRCNN-pytorch",
+    "pytorch-wgan": "github.com/Zeleni9/pytorch-wgan",
 }
 
 
