@@ -98,6 +98,7 @@ REPOSITORIES = {
     "char-rnn.pytorch": "github.com/spro/char-rnn.pytorch",
     "pytorch-sgns": "github.com/theeluwin/pytorch-sgns",
     "RL-Adventure": "github.com/higgsfield/RL-Adventure",
+    "gae-pytorch": "github.com/zfjsail/gae-pytorch",
     "minDiffusion": "github.com/cloneofsimo/minDiffusion",
     "Conditional_Diffusion_MNIST": "github.com/TeaPearce/Conditional_Diffusion_MNIST",
     "Diffusion-Models-pytorch": "github.com/dome272/Diffusion-Models-pytorch",
