@@ -7,9 +7,14 @@ captured and replayed it so: a DCGAN iteration ran the generator's transposed co
 under any limit, 8% slower on a GPU. The key no longer carries such a budget ("Plans under a
 memory limit"); test_plan_cache_under_memory_limit.py holds the cache to that."""
 import numpy as np
+import pytest
 
 import glassgrad as gg
 from plan_inspection import forward_ops_of_last_plan
+
+# The limits here are the CPU's, so the models, batches and held tensors are made there too: on a
+# GPU machine the default device is the GPU, where a CPU limit moves nothing.
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
 
 _MIB = 1 << 20
 
