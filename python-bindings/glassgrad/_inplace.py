@@ -111,12 +111,21 @@ def _keep_history(t, result, node: str = ""):
     return _op("Where", [tensor(False, device=t.device), t, result], {"torch_node": node} if node else None)
 
 
+# In-place ops whose bool form PyTorch's CPU kernel lacks (its NotImplementedError, before the
+# result's dtype is checked): op -> the kernel its message names
+_NO_BOOL_KERNEL = {"cumsum_": "cumsum_out_cpu", "cumprod_": "cumprod_out_cpu"}
+
+
 def in_place(method, name: str = ""):
     """The in-place form (`name`, default: method's name + '_') of an out-of-place Tensor method."""
     op = name or method.__name__ + "_"
+    no_bool_kernel = _NO_BOOL_KERNEL.get(op)
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
+        if no_bool_kernel and self._h.dtype == "bool":
+            raise _args.UnsupportedDTypeError(f"\"{no_bool_kernel}\" not implemented for 'Bool'\n  {op}: the tensor is "
+                                              f"bool\n  fix: the out-of-place form, x.{op[:-1]}(dim), gives int64")
         first = _C.lazy_seq()
         result = method(self, *args, **kwargs)
         if result is NotImplemented:  # x += None, x += [1, 2]: Python then tries x + other, a TypeError

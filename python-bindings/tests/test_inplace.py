@@ -373,3 +373,14 @@ def test_a_pending_clone_of_a_view_keeps_the_elements_it_was_taken_with():
     v[1, 1] = -100.0
     np.testing.assert_array_equal(snapshot.numpy(), [[0, 1], [2, 3]])
     np.testing.assert_array_equal(x.numpy(), [100, 1, 2, -100])
+
+
+@pytest.mark.parametrize("op", ["cumsum_", "cumprod_"])
+def test_bool_cumulative_in_place_is_pytorchs_missing_kernel(op):
+    # PyTorch's CPU kernel has no bool form: its NotImplementedError, not the cast check's error
+    x = gg.tensor([True, False, True])
+    with pytest.raises(NotImplementedError, match=f'"{op[:-1]}_out_cpu" not implemented for \'Bool\''):
+        getattr(x, op)(0)
+    assert x.tolist() == [True, False, True]
+    assert getattr(gg.tensor([1, 2, 3], dtype=gg.int32), op)(0).tolist() == ([1, 3, 6] if op == "cumsum_"
+                                                                              else [1, 2, 6])
