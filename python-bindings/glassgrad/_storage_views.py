@@ -16,7 +16,7 @@ as_strided(base, size, stride, offset), a view of the base (StorageBases).
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Tuple
+from typing import Any, Dict, Iterable, List, Tuple
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def link_views(saved: Iterable) -> None:
     """For every buffer two or more SavedTensors of a tree lie on (their `source` tensors), sets
     each one's `view` to (the buffer's StorageSpan, its storage_offset in the span, its strides)."""
     from ._tensor import _wrap, stored_array
-    groups: Dict[Tuple[str, int, str], List[Tuple[object, object]]] = {}
+    groups: Dict[Tuple[str, int, str], List[Tuple[Any, Any]]] = {}  # (SavedTensor, _C tensor)
     for s in saved:
         t = s.source
         if t is None or t.numel() == 0:

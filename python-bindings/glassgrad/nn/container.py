@@ -4,7 +4,7 @@ Entries are named by position ("layers.0.weight") or by key ("heads.cls.weight")
 from __future__ import annotations
 
 from collections import OrderedDict, abc
-from typing import Iterable, Iterator, Mapping, Optional, Tuple, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Tuple, Union
 
 from .module import Module
 
@@ -155,10 +155,11 @@ class ModuleDict(Module):
             if not isinstance(pair, abc.Iterable):
                 raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is"
                                 f"{type(pair).__name__}\n  fix: pairs ('name', module)")
-            if len(pair) != 2:
-                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required"
+            entry: Any = pair  # read with len() and [i], as PyTorch's update reads it
+            if len(entry) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(entry)}; 2 is required"
                                  f"\n  fix: pairs ('name', module)")
-            self[pair[0]] = pair[1]
+            self[entry[0]] = entry[1]
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict is not callable: call its modules in your forward "
