@@ -599,6 +599,8 @@ def _clamp(input: Tensor, min, max, node: str = "") -> Tensor:
         raise _C.InvalidArgumentError("clamp: at least one of min and max must be given\n  fix: x.clamp(min=0)")
     x = input
     out_dt = _dtypes.result_type(x, *[b for b in (min, max) if b is not None])
+    if _dtypes.plain(out_dt) == "bool":
+        _no_bool_clamp(x, min, max)
     x = x.astype(out_dt)
     for bound in (min, max):
         check_fits(bound, out_dt, "clamp")
@@ -618,6 +620,26 @@ def _clamp(input: Tensor, min, max, node: str = "") -> Tensor:
         hi = as_operand(max, out_dt, x.device)
         x = _op("Where", [logical_or(gt(x, hi), isnan(hi)) if floating else gt(x, hi), hi, x], named)
     return x
+
+
+def _no_bool_clamp(x: Tensor, min, max) -> None:
+    """PyTorch's NotImplementedError for a bool result its clamp kernels lack: two tensor bounds
+    ("clamp_cpu") or number bounds ("clamp_scalar_cpu", "clamp_min_scalar_cpu", "clamp_max_scalar_cpu").
+    One tensor bound alone is PyTorch's maximum/minimum, which bools have (their logical or/and)."""
+    tensors = [isinstance(b, Tensor) for b in (min, max) if b is not None]
+    if tensors == [True]:
+        return
+    kind = "" if all(tensors) else "_scalar"
+    which = "" if min is not None and max is not None else "_min" if max is None else "_max"
+    kernel = f"clamp{which if kind else ''}{kind}_{x.device.type}"
+    raise _args.UnsupportedDTypeError(
+        f"\"{kernel}\" not implemented for 'Bool'\n  clamp: a bool tensor with bool bounds (min={_bound_text(min)}, "
+        f"max={_bound_text(max)})\n  fix: one tensor bound, x.clamp(min=lo) or x.clamp(max=hi) (their logical or/and), "
+        f"or clamp in another dtype: x.int().clamp(lo, hi).bool()")
+
+
+def _bound_text(bound) -> str:
+    return f"a bool tensor of shape {list(bound.shape)}" if isinstance(bound, Tensor) else repr(bound)
 
 
 clip = clamp
