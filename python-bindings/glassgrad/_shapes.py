@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast, _multi_views, _runtime, _trace
+from . import _C, _args, _autocast, _multi_views, _product_shapes, _runtime, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._torch_operands import named_node, node_attrs
@@ -698,7 +698,9 @@ def _integral_coefficients(where: str, operand: Tensor, beta, alpha, refuse: boo
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) (torch.addmm); beta=0 ignores input (NaN included)."""
     beta, alpha = _integral_coefficients("addmm", mat1, beta, alpha)
-    return _add_product(input, _scaled(mm(mat1, mat2), alpha), beta, "AddmmBackward0", mat1, mat2)
+    prod = mm(mat1, mat2)
+    _product_shapes.input_expands("addmm", input.shape, prod.shape)
+    return _add_product(input, _scaled(prod, alpha), beta, "AddmmBackward0", mat1, mat2)
 
 
 def _add_product(input: Tensor, prod: Tensor, beta, node: str, *operands) -> Tensor:
@@ -716,6 +718,7 @@ def _add_product(input: Tensor, prod: Tensor, beta, node: str, *operands) -> Ten
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2) batch by batch (torch.baddbmm)."""
     beta, alpha = _integral_coefficients("baddbmm", batch1, beta, alpha)
+    _product_shapes.batch_target("baddbmm", input, batch1, batch2, keep_batch=True)
     return _add_product(input, _scaled(bmm(batch1, batch2), alpha), beta, "BaddbmmBackward0", batch1, batch2)
 
 
@@ -723,6 +726,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec) (torch.addmv)."""
     beta, alpha = _integral_coefficients("addmv", mat, beta, alpha)
+    _product_shapes.addmv_operands(input, mat, vec)
     prod = _scaled(mv(mat, vec), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
@@ -731,6 +735,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b] (torch.addbmm)."""
     beta, alpha = _integral_coefficients("addbmm", batch1, beta, alpha)
+    _product_shapes.batch_target("addbmm", input, batch1, batch2, keep_batch=False)
     prod = _scaled(_sum(bmm(batch1, batch2), 0), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
@@ -1227,7 +1232,9 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2) (torch.addr); beta=0 ignores input's values."""
     beta, alpha = _integral_coefficients("addr", vec1, beta, alpha, refuse=True)
-    prod = _scaled(outer(vec1, vec2), alpha)
+    prod = outer(vec1, vec2)
+    _product_shapes.input_expands("addr", input.shape, prod.shape)
+    prod = _scaled(prod, alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
