@@ -1,13 +1,15 @@
 """NumPy's spellings of PyTorch's reduction arguments, which PyTorch's functions and methods accept
 as aliases: `axis` for `dim` and `keepdims` for `keepdim` (`y_hat.argmax(axis=1)`,
-`torch.sum(x, axis=0, keepdims=True)`, as course code writes them)."""
+`torch.sum(x, axis=0, keepdims=True)`, as course code writes them). The same wrapper holds
+PyTorch's one rule on `keepdim`: a Python bool, so `x.sum(0, 1)` or `keepdim=None` is its
+TypeError (docs/porting.md)."""
 from __future__ import annotations
 
 import functools
 import inspect
 from typing import Any, Callable, Dict, Iterable, TypeVar, cast
 
-from . import _C
+from . import _C, _args
 
 _ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 _Fn = TypeVar("_Fn", bound=Callable[..., Any])
@@ -18,6 +20,10 @@ def _accepting_aliases(fn: _Fn) -> _Fn:
     aliases = {a: n for a, n in _ALIASES.items() if n in params and a not in params}
     if not aliases:
         return fn
+    names = list(params)
+    # keepdim's place when it is passed by position (None: keyword only, or not a parameter)
+    at = names.index("keepdim") if "keepdim" in params and params["keepdim"].kind == params["keepdim"].POSITIONAL_OR_KEYWORD \
+        else None
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -27,8 +33,21 @@ def _accepting_aliases(fn: _Fn) -> _Fn:
                     raise _C.InvalidArgumentError(f"{fn.__name__}() got both '{name}' and its alias '{alias}'\n"
                                                   f"  fix: pass {name}= only")
                 kwargs[name] = kwargs.pop(alias)
+        if "keepdim" in kwargs:
+            _bool_keepdim(fn.__name__, kwargs["keepdim"])
+        elif at is not None and len(args) > at:
+            _bool_keepdim(fn.__name__, args[at])
         return fn(*args, **kwargs)
     return cast(_Fn, call)
+
+
+def _bool_keepdim(where: str, value) -> None:
+    """PyTorch's TypeError for a keepdim that is not a Python bool (an int, None, a NumPy bool, a tensor)."""
+    if type(value) is not bool:
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ in ("builtins", "glassgrad") else f"{kind.__module__}.{kind.__name__}"
+        raise _args.InvalidArgumentTypeError(f"{where}(): argument 'keepdim' must be bool, not {name}\n  fix: "
+                                             f"keepdim=True or keepdim=False (bool(k) for a number k)")
 
 
 def accept_numpy_names(namespace: Dict[str, object], names: Iterable[str]) -> None:
