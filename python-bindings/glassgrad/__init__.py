@@ -109,7 +109,7 @@ FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStora
 from .pytorch_checkpoint import load_pytorch
 from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu
-from . import func, hub, profiler
+from . import func, hub, profiler, return_types
 from . import compiler, futures, jit
 from . import _dynamo, _inductor  # torch._dynamo.config, torch._inductor.config: settings scripts set
 from .futures import Future

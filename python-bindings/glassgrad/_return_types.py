@@ -30,3 +30,16 @@ def return_type(name: str, fields: Sequence[str] = ("values", "indices")) -> typ
         _TYPES[name] = made
         globals()[name] = made
     return made
+
+
+# The types PyTorch's torch.return_types names and glassgrad's functions return, made at import so
+# that glassgrad.return_types lists them before any is used (docs/porting.md); their fields as
+# PyTorch's.
+PUBLIC: Dict[str, Sequence[str]] = {
+    **{name: ("values", "indices") for name in ("max", "min", "median", "nanmedian", "mode", "kthvalue", "sort",
+                                                "topk", "cummax", "cummin")},
+    "aminmax": ("min", "max"), "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
+    "histogramdd": ("hist", "bin_edges"), "triangular_solve": ("solution", "cloned_coefficient"),
+}
+for _name, _fields in PUBLIC.items():
+    return_type(_name, _fields)
