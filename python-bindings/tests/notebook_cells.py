@@ -18,6 +18,14 @@ from test_ported_scripts import _env
 # IPython's help line (`name?`, `obj.attr??`); a code or comment line that ends in "?" is kept
 HELP = re.compile(r"[\w.]+\?{1,2}")
 IMPORT = re.compile(r"\s*(import|from)\s")
+
+
+def port_imports_only(repo: str, folder) -> dict:
+    """Ports the checkout of `repo` into `folder` (tools/port_script.py's port_tree), checking that
+    the port changed something and only import lines; its report, by file."""
+    report = port_script.port_tree(checkout(repo), str(folder))
+    assert report and all(IMPORT.match(old) for lines in report.values() for _, old, _ in lines), report
+    return report
 # A cell that downloads (requests, urllib) fails to connect, on any machine: the tests write
 # what the notebooks would download, and a run never fetches anything.
 OFFLINE = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "",

@@ -26,7 +26,7 @@ import sys
 import numpy as np
 
 from data_fixtures import write_cifar, write_mnist
-from notebook_cells import IMPORT
+from notebook_cells import port_imports_only
 from script_sources import checkout, needs, port_script, source
 from test_ported_scripts import _env
 
@@ -85,8 +85,7 @@ DDPM_CONDITIONAL = dict(DOME_COMMON, **{
 def _port(repo, folder, script, changes):
     """The checkout ported into folder with only import lines changed, then `script` ported again
     with `changes` (each must be a line of it)."""
-    report = port_script.port_tree(checkout(repo), str(folder))
-    assert report and all(IMPORT.match(old) for lines in report.values() for _, old, _ in lines), report
+    port_imports_only(repo, folder)
     if changes:
         changed = port_script.port_file(source(repo, script), str(folder / script), changes)
         assert {old for _, old, _ in changed} >= set(changes), set(changes) - {old for _, old, _ in changed}
