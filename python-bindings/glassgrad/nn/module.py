@@ -100,28 +100,54 @@ def _keeps_layout(data, device) -> bool:
             and data.dtype.is_floating_point and not data.is_contiguous())
 
 
-class Buffer(Tensor):
+class _BufferMeta(type):
+    """isinstance(t, nn.Buffer) holds for every tensor that nn.Buffer made (marked `_is_buffer`),
+    as in PyTorch, whose Buffer returns a plain tensor."""
+
+    def __instancecheck__(cls, instance) -> bool:
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
     """PyTorch's nn.Buffer(data=None, *, persistent=True): a tensor that becomes a buffer of the
     module it is assigned to (`self.mask = nn.Buffer(t)` as register_buffer("mask", t, persistent)).
-    persistent=False keeps it out of state_dict(). The module holds a plain Tensor copy of it."""
+    persistent=False keeps it out of state_dict(). Invariant: the result is a plain Tensor marked
+    `_is_buffer`, sharing a tensor's memory (writes through either are seen by the other) and
+    requiring gradients as it does; lists and NumPy arrays become a tensor of their own."""
 
-    __slots__ = ("persistent",)
+    def __new__(cls, data=None, *, persistent: bool = True):
+        out = Tensor.__new__(Tensor)
+        if isinstance(data, Tensor):
+            # A plain tensor: the same handle (as Tensor.as_subclass), so register_buffer keeps
+            # this object over data's memory (_kept_as_buffer); else a detached view of data.
+            out._h = data._h if not (data.requires_grad or data._h.is_view) else _aliasing_handle(
+                data, data.requires_grad)
+        else:
+            arr, dtype = _array_and_dtype(np.zeros((0,), np.float32) if data is None else data)
+            out._h = _state_leaf(arr, _device.default_device(), "", dtype)._h
+        out.persistent = bool(persistent)
+        out._is_buffer = True
+        return out
 
-    def __init__(self, data=None, *, persistent: bool = True):
-        if data is None:
-            data = np.zeros((0,), np.float32)
-        arr, dtype = _array_and_dtype(data) if isinstance(data, Tensor) else (np.asarray(data), None)
-        device = data.device if isinstance(data, Tensor) else _device.default_device()
-        self._h = _state_leaf(arr, device, "", dtype)._h
-        self.persistent = bool(persistent)
+
+def _copied_buffer(b: Tensor, memo: dict) -> Tensor:
+    """Module.__deepcopy__'s copy of buffer b: a new state leaf of its values, with b's attributes
+    (nn.Buffer's mark and persistent), once per tensor (one shared by two names stays shared)."""
+    if id(b) not in memo:
+        out = _state_leaf(b.numpy(force=True), b.device, b.name)
+        out.__dict__.update(copy.deepcopy(b.__dict__, memo))
+        memo[id(b)] = out
+    return memo[id(b)]
 
 
 def _kept_as_buffer(t) -> bool:
     """Whether register_buffer keeps t itself as the buffer (PyTorch keeps every tensor): a
     glassgrad tensor with memory of its own (not a view of another's), not requiring gradients and
-    not a Parameter. Others (NumPy arrays, views, tensors in a graph) become a copy of their values,
-    and an nn.Buffer a plain Tensor holding its values (PyTorch's Buffer is a plain tensor)."""
-    return (isinstance(t, Tensor) and not isinstance(t, (Parameter, Buffer)) and not t.requires_grad
+    not a Parameter (an nn.Buffer of such a tensor too). Others (NumPy arrays, views, tensors in a
+    graph) become a copy of their values."""
+    return (isinstance(t, Tensor) and not isinstance(t, Parameter) and not t.requires_grad
             and not t._h.is_view)
 
 
@@ -563,7 +589,7 @@ class Module:
             if key == "_buffers":
                 value = OrderedDict((n, None if b is None else copy.deepcopy(b, memo)
                                      if getattr(b, "cls_to_become", None) is not None  # a lazy layer's
-                                     else _state_leaf(b.numpy(force=True), b.device, b.name))
+                                     else _copied_buffer(b, memo))
                                     for n, b in value.items())
             else:
                 value = copy.deepcopy(value, memo)
