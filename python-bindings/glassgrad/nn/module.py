@@ -113,11 +113,12 @@ class _BufferMeta(type):
 class Buffer(Tensor, metaclass=_BufferMeta):
     """PyTorch's nn.Buffer(data=None, *, persistent=True): a tensor that becomes a buffer of the
     module it is assigned to (`self.mask = nn.Buffer(t)` as register_buffer("mask", t, persistent)).
-    persistent=False keeps it out of state_dict(). Invariant: the result is a plain Tensor marked
-    `_is_buffer`, sharing a tensor's memory (writes through either are seen by the other) and
-    requiring gradients as it does; lists and NumPy arrays become a tensor of their own."""
+    persistent=False keeps it out of state_dict(). As PyTorch's, the result is a plain Tensor
+    sharing data's memory (writes through either are seen by the other) and requiring gradients
+    as data does; lists and NumPy arrays become a tensor of their own."""
 
     def __new__(cls, data=None, *, persistent: bool = True):
+        # Invariant: a plain Tensor marked `_is_buffer` (isinstance through _BufferMeta).
         out = Tensor.__new__(Tensor)
         if isinstance(data, Tensor):
             # A plain tensor: the same handle (as Tensor.as_subclass), so register_buffer keeps
