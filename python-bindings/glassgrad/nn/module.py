@@ -117,6 +117,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     sharing data's memory (writes through either are seen by the other) and requiring gradients
     as data does; lists and NumPy arrays become a tensor of their own."""
 
+    persistent: bool  # an attribute of each object, set by __new__
+
     def __new__(cls, data=None, *, persistent: bool = True):
         # Invariant: a plain Tensor marked `_is_buffer` (isinstance through _BufferMeta).
         out = Tensor.__new__(Tensor)
@@ -128,8 +130,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         else:
             arr, dtype = _array_and_dtype(np.zeros((0,), np.float32) if data is None else data)
             out._h = _state_leaf(arr, _device.default_device(), "", dtype)._h
-        out.persistent = bool(persistent)
-        out._is_buffer = True
+        out.__dict__.update(persistent=bool(persistent), _is_buffer=True)
         return out
 
 
