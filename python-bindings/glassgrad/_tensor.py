@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _no_grad_views, _view_base, _view_hooks, _vmap_calls
+from . import _grad_objects, _no_grad_views, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -1239,7 +1239,8 @@ class Tensor:
 
     @property
     def grad(self) -> Optional["Tensor"]:
-        """The gradient backward() accumulated for this leaf, or None (Tensor.grad)."""
+        """The gradient backward() accumulated for this leaf, or None (Tensor.grad): the same
+        tensor object on every read, which backward() accumulates into in place (docs/autograd.md)."""
         g = self._h.grad()
         if g is None and not self.is_leaf and not self._h.retains_grad:
             warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -1247,7 +1248,7 @@ class Tensor:
                           "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                           "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
                           "instead.", UserWarning, stacklevel=_trace.user_stacklevel())
-        return None if g is None else _wrap(g)
+        return None if g is None else _grad_objects.get(self, g, _wrap)
 
     @grad.setter
     def grad(self, value: Optional["Tensor"]) -> None:
@@ -1279,6 +1280,10 @@ class Tensor:
                     f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size\n"
                     f"  fix: a gradient of the tensor's shape, e.g. x.grad = g.reshape(x.shape)")
         self._h.set_grad(None if value is None else value._h)
+        if value is None:
+            _grad_objects.forget(self)
+        else:  # as PyTorch: p.grad is value now, and backward() accumulates into it
+            _grad_objects.remember(self, value)
 
     # PyTorch's Tensor._grad is the same getter and setter as .grad (A3C-style scripts copy a local
     # model's gradients onto a shared one with `global_param._grad = local_param.grad`)

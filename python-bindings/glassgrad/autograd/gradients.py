@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .. import _backward_end, _no_grad_views, _saved_tensor_hooks, _trace
+from .. import _backward_end, _grad_objects, _no_grad_views, _saved_tensor_hooks, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -201,4 +201,9 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
         for x, g in zip(inputs, grads):
             if g is not None:
                 held = x._h.grad()  # (x.grad would warn for a computed input, which PyTorch fills silently)
-                x.grad = g if held is None else _wrap(held) + g
+                if held is None:
+                    x.grad = g
+                elif create_graph or not x.is_leaf:  # a new tensor, as PyTorch adds these out of place
+                    x.grad = _wrap(held) + g
+                else:  # in place: the object read before stays x.grad (_grad_objects.py)
+                    _grad_objects.get(x, held, _wrap).add_(g)
