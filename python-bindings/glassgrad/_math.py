@@ -590,13 +590,43 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Each element limited to [min, max] (torch.clamp); the bounds may be numbers or tensors
     (broadcast), and min > max gives max. The gradient reaches the input where
     min <= x <= max (bounds included, as PyTorch's), a tensor bound where it was selected."""
-    return _clamp(input, min, max)
+    return _clamp(input, *_one_kind_of_bounds("clamp", min, max))
+
+
+def clip(input: Tensor, min=None, max=None) -> Tensor:
+    """torch.clip: clamp under NumPy's name."""
+    return _clamp(input, *_one_kind_of_bounds("clip", min, max))
+
+
+def _one_kind_of_bounds(name: str, min, max) -> tuple:
+    """min and max as PyTorch's two clamp overloads take them: both tensors or both numbers (either
+    may be None). PyTorch's parser reads a 0-d tensor that does not require grad as a number, so
+    such a tensor beside a number is that number; any other tensor beside a number is its TypeError."""
+    given = [b for b in (min, max) if b is not None]
+    if len(given) < 2 or isinstance(given[0], Tensor) == isinstance(given[1], Tensor):
+        return min, max
+    lo, hi = (b.item() if isinstance(b, Tensor) and b.ndim == 0 and not b.requires_grad else b for b in (min, max))
+    if not isinstance(lo, Tensor) and not isinstance(hi, Tensor):
+        return lo, hi
+
+    def kind(b) -> str:
+        return "Tensor" if isinstance(b, Tensor) else type(b).__name__ if type(b).__module__ == "builtins" \
+            else f"{type(b).__module__}.{type(b).__name__}"
+    tensor = "min" if isinstance(min, Tensor) else "max"
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got (Tensor, {kind(min)}, {kind(max)}), but "
+        f"expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+        f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n"
+        f"  {name}: {tensor} is a tensor of shape {list((min if tensor == 'min' else max).shape)} and the other "
+        f"bound a number; the bounds are both tensors or both numbers\n"
+        f"  fix: both tensors, x.{name}(lo, torch.full_like(lo, 1.0)), or two clamps: x.{name}(min=lo).{name}(max=1.0)")
 
 
 def _clamp(input: Tensor, min, max, node: str = "") -> Tensor:
     """clamp; node: PyTorch's backward node when it is not clamp's (clamp_min's ClampMinBackward0)."""
     if min is None and max is None:
-        raise _C.InvalidArgumentError("clamp: at least one of min and max must be given\n  fix: x.clamp(min=0)")
+        raise _C.InvalidArgumentError("torch.clamp: At least one of 'min' or 'max' must not be None\n"
+                                      "  fix: x.clamp(min=0), x.clamp(max=1) or x.clamp(0, 1)")
     x = input
     out_dt = _dtypes.result_type(x, *[b for b in (min, max) if b is not None])
     if _dtypes.plain(out_dt) == "bool":
@@ -641,8 +671,6 @@ def _no_bool_clamp(x: Tensor, min, max) -> None:
 def _bound_text(bound) -> str:
     return f"a bool tensor of shape {list(bound.shape)}" if isinstance(bound, Tensor) else repr(bound)
 
-
-clip = clamp
 
 
 def clamp_min(input: Tensor, min) -> Tensor:
