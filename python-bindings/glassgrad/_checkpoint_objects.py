@@ -236,13 +236,15 @@ def tensor_of(array: np.ndarray, location: str, map_location, requires_grad: boo
     return tensor(array, dtype=dtype, device=restore_device(location, map_location), requires_grad=requires_grad)
 
 
-def parameter_of(data, requires_grad: bool = True, backward_hooks=None, state=None):
+def parameter_of(data, requires_grad: bool = True, backward_hooks=None, state=None, *, share: bool = False):
     """A saved Parameter (a tensor of integers, which nn.Parameter refuses, stays a tensor), with
-    the attributes torch._utils._rebuild_parameter_with_state carries set on it again."""
-    from .nn.module import Parameter
+    the attributes torch._utils._rebuild_parameter_with_state carries set on it again; share=True:
+    over data's own memory (a view of another tensor of the file)."""
+    from .nn.module import Parameter, sharing_parameter
     if not data.dtype.is_floating_point:
         return _with_state(data, state)
-    return _with_state(Parameter(data, bool(requires_grad)), state)
+    made = sharing_parameter(data, bool(requires_grad)) if share else Parameter(data, bool(requires_grad))
+    return _with_state(made, state)
 
 
 def rebuild_from_type(func, new_type, args, state):
@@ -320,11 +322,37 @@ class _Data:
         self.t = t
 
 
+class _Discard:
+    """A file that keeps nothing: _TensorFinder's pickle is only walked."""
+
+    @staticmethod
+    def write(data) -> None:
+        pass
+
+
+class _TensorFinder(pickle._Pickler):
+    """Pickles an object only to meet every tensor it holds (each once: pickle's memo), in the
+    order _Pickler meets them; their values are not read."""
+
+    def __init__(self):
+        super().__init__(_Discard(), protocol=2)
+        self.tensors: List[Any] = []
+
+    def reducer_override(self, obj):
+        from ._tensor import Tensor
+        if isinstance(obj, Tensor):
+            self.tensors.append(obj)
+            return int, (), (dict(obj.__dict__) or None)  # its attributes may hold tensors too
+        return NotImplemented
+
+
 class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can write a name torch has
-    def __init__(self, file, storage_of: Dict[Any, str]):
+    def __init__(self, file, storage_of: Dict[Any, str], views: Dict[int, tuple]):
         super().__init__(file, protocol=2)
         self.storage_of = storage_of
         self.storages: List[_Storage] = []
+        self.views = views  # id(tensor): (StorageSpan, offset, strides), _storage_views.shared_layouts
+        self.span_storages: Dict[int, _Storage] = {}  # id(StorageSpan): its one storage record
 
     def persistent_id(self, obj):
         if isinstance(obj, _Storage):
@@ -368,20 +396,32 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
         return NotImplemented
 
     def _tensor_args(self, t, requires_grad: bool) -> tuple:
-        """torch._utils._rebuild_tensor_v2's arguments for t, its values a new storage record."""
+        """torch._utils._rebuild_tensor_v2's arguments for t: its values a new storage record, or,
+        for a tensor sharing its memory with others of the object, its layout over their one record."""
         from ._tensor import stored_array
+        if id(t) in self.views:
+            span, offset, strides = self.views[id(t)]
+            storage = self.span_storages.get(id(span))
+            if storage is None:
+                storage = self._storage(span.array.astype(span.array.dtype.newbyteorder("<"), copy=False), t)
+                self.span_storages[id(span)] = storage
+            return storage, offset, tuple(int(d) for d in t.shape), strides, requires_grad, collections.OrderedDict()
         arr = np.array(stored_array(t), order="C")
-        arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
-        if arr.dtype.newbyteorder("=") not in self.storage_of:
-            raise pickle.PicklingError(f"a tensor of dtype {arr.dtype} (PyTorch's format has no storage for it)")
-        storage = _Storage(str(len(self.storages)), arr, str(t.device))
-        self.storages.append(storage)
+        storage = self._storage(arr.astype(arr.dtype.newbyteorder("<"), copy=False), t)
         shape = tuple(int(d) for d in arr.shape)
         strides, acc = [], 1
         for d in reversed(shape):
             strides.append(acc)
             acc *= max(d, 1)
         return storage, 0, shape, tuple(reversed(strides)), requires_grad, collections.OrderedDict()
+
+    def _storage(self, arr: np.ndarray, t) -> _Storage:
+        """A new storage record of arr's elements, on t's device."""
+        if arr.dtype.newbyteorder("=") not in self.storage_of:
+            raise pickle.PicklingError(f"a tensor of dtype {arr.dtype} (PyTorch's format has no storage for it)")
+        storage = _Storage(str(len(self.storages)), arr, str(t.device))
+        self.storages.append(storage)
+        return storage
 
     def save(self, obj, save_persistent_id=True):
         from . import _dtypes
@@ -410,9 +450,12 @@ def pickle_objects(obj, storage_of: Dict[Any, str]):
     """(data.pkl bytes, [(key, array)]) for any picklable `obj`; raises TypeError naming what
     cannot be pickled, of pickle's own error type too (PicklingError, AttributeError), as
     torch.save raises pickle's error."""
+    from ._storage_views import shared_layouts
     buf = io.BytesIO()
-    p = _Pickler(buf, storage_of)
     try:
+        finder = _TensorFinder()
+        finder.dump(obj)  # first the tensors, to write those of one memory as views of one storage
+        p = _Pickler(buf, storage_of, shared_layouts(finder.tensors))
         p.dump(obj)
     except RecursionError:
         raise TypeError("glassgrad.save: the object nests too deeply to be saved") from None

@@ -64,6 +64,23 @@ def link_views(saved: Iterable) -> None:
             s.view = (storage, int(raw.offset) - lo, tuple(int(d) for d in raw.strides))
 
 
+class _Member:
+    """A tensor of an object being pickled whole, as link_views reads and marks it."""
+
+    __slots__ = ("source", "view")
+
+    def __init__(self, source):
+        self.source, self.view = source, None
+
+
+def shared_layouts(tensors: Iterable) -> Dict[int, Tuple[StorageSpan, int, Tuple[int, ...]]]:
+    """{id(tensor): (StorageSpan, storage_offset, strides)} for the tensors that share their
+    buffer with another of `tensors` (link_views' grouping), for glassgrad.save of a whole object."""
+    members = [_Member(t) for t in tensors]
+    link_views(members)
+    return {id(m.source): m.view for m in members if m.view is not None}
+
+
 def covers(length: int, offset: int, size: Tuple[int, ...], stride: Tuple[int, ...]) -> bool:
     """Whether a layout reads a whole storage of `length` elements densely, in row-major order."""
     expected, acc = [], 1
@@ -94,5 +111,8 @@ class StorageBases:
         from ._strided import as_strided
         with no_grad():  # base itself (a detached alias's views would not see writes through base)
             out = as_strided(base, list(size), list(stride), offset)
-        return out.requires_grad_(True) if requires_grad else out
+        if out.requires_grad == requires_grad:
+            return out
+        # a view of a Parameter (which glassgrad.load makes the base) saved not requiring gradients
+        return out.requires_grad_(True) if requires_grad else out.detach()
 

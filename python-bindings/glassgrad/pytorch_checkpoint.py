@@ -110,6 +110,7 @@ class _Unpickler(pickle.Unpickler):
         self.storages: Dict[str, np.ndarray] = {}
         self.numpy_keys, self.weights_only, self.map_location = numpy_keys, weights_only, map_location
         self.bases = StorageBases()  # the tensors over each storage key (views of one storage)
+        self.keys: Dict[int, str] = {}  # id(tensor record's tensor): its storage key
 
     def find_class(self, module: str, name: str):
         # Protocol 2 writes Python 2's names (__builtin__.set, copy_reg._reconstructor).
@@ -119,7 +120,7 @@ class _Unpickler(pickle.Unpickler):
         if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
             return self._tensor
         if (module, name) in (("torch._utils", "_rebuild_parameter"), ("torch._utils", "_rebuild_parameter_with_state")):
-            return _objects.parameter_of
+            return self._parameter
         if (module, name) == ("torch._tensor", "_rebuild_from_type_v2"):
             return _objects.rebuild_from_type
         if (module, name) == ("torch", "Tensor"):
@@ -136,7 +137,24 @@ class _Unpickler(pickle.Unpickler):
             return _objects.torch_dtype(name)
         return _objects.find_global(module, name, self.weights_only, self.path)
 
+    def _parameter(self, data, *args):
+        """A saved Parameter (_objects.parameter_of) over its storage record: when data is the
+        tensor that later records of that storage are views of, the Parameter becomes it; when
+        data is such a view, the Parameter shares data's memory (_storage_views.py)."""
+        key = self.keys.get(id(data))
+        if key is not None and self.bases.base(key) is not data:
+            return _objects.parameter_of(data, *args, share=True)
+        out = _objects.parameter_of(data, *args)
+        if key is not None:
+            self.bases.keep(key, out)
+        return out
+
     def _tensor(self, storage, *args):
+        out = self._tensor_record(storage, *args)
+        self.keys[id(out)] = storage[3]
+        return out
+
+    def _tensor_record(self, storage, *args):
         """A tensor record: its own tensor when it is the first over its storage and covers it
         (every tensor of a state_dict), else a view of the tensor over its storage
         (_storage_views.py)."""

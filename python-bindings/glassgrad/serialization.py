@@ -16,7 +16,8 @@ once per place). Views of one memory ({'a': t, 'b': t[1:]}) are written in the t
 one storage and each tensor's offset and strides over it, and load as views of one memory again,
 as torch.load gives them (_storage_views.py); the other formats store each tensor's own values.
 Anything else, a whole model above all (torch.save(model, f)), is
-pickled as torch.save pickles it (_checkpoint_objects.py), and load() gives it back with glassgrad
+pickled as torch.save pickles it (_checkpoint_objects.py; its views of one memory, too, as views
+of one storage), and load() gives it back with glassgrad
 Tensors and Parameters, under PyTorch's weights_only rules: its classes must be allowlisted
 (serialization.safe_globals) or the load asked for with weights_only=False.
 
