@@ -4,7 +4,8 @@ mapping of docs/porting.md ("Scripts run with their imports changed only"):
     python3 tools/port_script.py SRC DST     # SRC a .py file or a folder; DST the same kind
 
 `import torch` becomes `import glassgrad.torch as torch` (glassgrad with PyTorch's top-level
-defaults), any other `torch.X` module path `glassgrad.X`, and `torchvision` `glassgrad.vision`.
+defaults), any other `torch.X` module path `glassgrad.X`, `torchvision` `glassgrad.vision`, and
+tensorboardX's SummaryWriter glassgrad.utils.tensorboard's.
 Every other line is copied as it is. In a folder, .py files are ported and other files copied.
 Prints each changed line as `file:line: old -> new`.
 """
@@ -35,6 +36,12 @@ IMPORT_RULES = [
     (re.compile(r"^(\s*)import\s+torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
     (re.compile(r"^(\s*)from\s+torchvision(\.\S+)?\s+import\s+(.*)$"), r"\1from glassgrad.vision\2 import \3"),
     (re.compile(r"^(\s*)from\s+torch(\.\S+)?\s+import\s+(.*)$"), r"\1from glassgrad\2 import \3"),
+    # tensorboardX, the library torch.utils.tensorboard was made from, knows a tensor by "torch" in
+    # its type's name and converts it with torch itself, so it refuses glassgrad's (NotImplementedError):
+    # its SummaryWriter becomes glassgrad.utils.tensorboard's, which has torch.utils.tensorboard's methods.
+    (re.compile(r"^(\s*)from\s+tensorboardX\s+import\s+(.*)$"), r"\1from glassgrad.utils.tensorboard import \2"),
+    (re.compile(r"^(\s*)import\s+tensorboardX(\s*#.*)?\s*$"), r"\1import glassgrad.utils.tensorboard as tensorboardX\2"),
+    (re.compile(r"^(\s*)import\s+tensorboardX\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.utils.tensorboard as \2\3"),
 ]
 
 # `import a, b as c, ...`: several modules on one line (`import torch, torch.nn as nn`), each

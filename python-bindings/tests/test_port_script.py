@@ -46,6 +46,10 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("import   torch.nn as nn", "import glassgrad.nn as nn"),
     ("from  torch  import  nn", "from glassgrad import nn"),
     ("from  torchvision.datasets  import MNIST", "from glassgrad.vision.datasets import MNIST"),
+    # tensorboardX's SummaryWriter refuses glassgrad's tensors: glassgrad.utils.tensorboard's is taken
+    ("from tensorboardX import SummaryWriter", "from glassgrad.utils.tensorboard import SummaryWriter"),
+    ("import tensorboardX", "import glassgrad.utils.tensorboard as tensorboardX"),
+    ("import tensorboardX as tbx  # logs", "import glassgrad.utils.tensorboard as tbx  # logs"),
 ])
 def test_each_rule_rewrites_its_import(line, want):
     assert port_script.port_line(line) == want
@@ -68,6 +72,8 @@ def test_each_rule_rewrites_its_import(line, want):
     "print('import torch')",
     "s = 'from torch import nn'",
     "import os, sys",  # several modules, none of them torch's
+    "from tensorboardX.summary import hparams",  # a tensorboardX module glassgrad has no copy of
+    "import tensorboardXtra",
 ])
 def test_other_lines_are_left_alone(line):
     assert port_script.port_line(line) == line
@@ -81,6 +87,7 @@ def test_other_lines_are_left_alone(line):
     # the single-module rule would port the first name only
     ("import torch.nn as nn, torch.optim as optim", "import glassgrad.nn as nn, glassgrad.optim as optim"),
     ("import torch,torchvision", "import glassgrad.torch as torch, glassgrad.vision as torchvision"),
+    ("import torch, tensorboardX", "import glassgrad.torch as torch, glassgrad.utils.tensorboard as tensorboardX"),
 ])
 def test_a_line_importing_several_modules_ports_each(line, want):
     assert port_script.port_line(line) == want
