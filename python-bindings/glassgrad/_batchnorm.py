@@ -161,10 +161,17 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     y._h = y_h
     if running_mean is None or running_var is None:
         return y
-    if type(momentum) is float and not _storage_typed(running_mean, running_var) and _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
-                                                  {"momentum": momentum, "count": count}, _trace._local,
-                                                  _PACKAGE_DIR):
-        return y
+    if type(momentum) is float:
+        # float16 / bfloat16 statistics are refused by the runtime's op (DTypeError, nothing
+        # recorded) and updated by _update_in_float32: their dtypes are read only then (two
+        # property reads per layer and step otherwise).
+        try:
+            if _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
+                              {"momentum": momentum, "count": count}, _trace._local, _PACKAGE_DIR):
+                return y
+        except _C.DTypeError:
+            if not _storage_typed(running_mean, running_var):
+                raise
     update_running_stats(running_mean, running_var, _wrap(mean_h), _wrap(var_h), count, momentum)
     return y
 
