@@ -218,7 +218,8 @@ model = torch.load("model.pt", weights_only=False)
 model.eval()
 ids = torch.zeros((35, 1), dtype=torch.int64)
 hidden = model.init_hidden(1)
-out, (h, c) = model(ids, hidden)
+with torch.no_grad():  # the outputs of a model whose parameters require gradients: numpy() refuses them
+    out, (h, c) = model(ids, hidden)
 got = ort.InferenceSession("model.onnx").run(None, {"input": ids.numpy(), "hidden_0": hidden[0].numpy(),
                                                     "hidden_1": hidden[1].numpy()})
 for want, have in zip((out, h, c), got):
