@@ -31,7 +31,9 @@ _FUNCTION_METHODS = {
 }
 for _module, _names in _FUNCTION_METHODS.items():
     for _name in _names:
-        setattr(Tensor, _name, getattr(_module, _name))
+        # a function's own method form where it has one (_numpy_names.py: positions counted after self)
+        _function = getattr(_module, _name)
+        setattr(Tensor, _name, getattr(_function, "as_method", _function))
 
 # Methods only (no torch function of the name).
 for _name in ("repeat", "unfold", "sum_to_size", "split_with_sizes", "resize", "resize_", "resize_as_", "resize_as"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Dict, Iterable, TypeVar, cast
+from typing import Any, Callable, Dict, Iterable, Optional, TypeVar, cast
 
 from . import _C, _args
 
@@ -25,8 +25,7 @@ def _accepting_aliases(fn: _Fn) -> _Fn:
     at = names.index("keepdim") if "keepdim" in params and params["keepdim"].kind == params["keepdim"].POSITIONAL_OR_KEYWORD \
         else None
 
-    @functools.wraps(fn)
-    def call(*args, **kwargs):
+    def checked(args: tuple, kwargs: dict, method: bool) -> dict:
         for alias, name in aliases.items():
             if alias in kwargs:
                 if name in kwargs:
@@ -36,17 +35,30 @@ def _accepting_aliases(fn: _Fn) -> _Fn:
         if "keepdim" in kwargs:
             _bool_keepdim(fn.__name__, kwargs["keepdim"])
         elif at is not None and len(args) > at:
-            _bool_keepdim(fn.__name__, args[at])
-        return fn(*args, **kwargs)
+            # PyTorch counts a method's arguments after self: x.sum(0, 1) has keepdim at 2, torch.sum(x, 0, 1) at 3
+            _bool_keepdim(fn.__name__, args[at], at if method else at + 1)
+        return kwargs
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        return fn(*args, **checked(args, kwargs, False))
+
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        return fn(*args, **checked(args, kwargs, True))
+    # the Tensor method's form (_methods.py binds it), whose messages count positions after self
+    setattr(call, "as_method", method)
     return cast(_Fn, call)
 
 
-def _bool_keepdim(where: str, value) -> None:
-    """PyTorch's TypeError for a keepdim that is not a Python bool (an int, None, a NumPy bool, a tensor)."""
+def _bool_keepdim(where: str, value, position: Optional[int] = None) -> None:
+    """PyTorch's TypeError for a keepdim that is not a Python bool (an int, None, a NumPy bool, a tensor);
+    position: where it was passed by position, as PyTorch's message names it."""
     if type(value) is not bool:
         kind = type(value)
         name = kind.__name__ if kind.__module__ in ("builtins", "glassgrad") else f"{kind.__module__}.{kind.__name__}"
-        raise _args.InvalidArgumentTypeError(f"{where}(): argument 'keepdim' must be bool, not {name}\n  fix: "
+        at = "" if position is None else f" (position {position})"
+        raise _args.InvalidArgumentTypeError(f"{where}(): argument 'keepdim'{at} must be bool, not {name}\n  fix: "
                                              f"keepdim=True or keepdim=False (bool(k) for a number k)")
 
 
