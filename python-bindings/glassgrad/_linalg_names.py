@@ -2,6 +2,7 @@
 methods, over glassgrad.linalg (docs/linalg.md)."""
 from __future__ import annotations
 
+from ._return_types import torch_name
 from . import _autocast, _output_numbers
 from ._tensor import Tensor
 from typing import NamedTuple
@@ -26,9 +27,15 @@ def logdet(input: Tensor) -> Tensor:
     return _lu.logdet(input)
 
 
-def slogdet(input: Tensor) -> _lu.SlogDet:
+@torch_name("slogdet")
+class _SlogdetResult(NamedTuple):  # linalg.slogdet's is linalg_slogdet
+    sign: Tensor
+    logabsdet: Tensor
+
+
+def slogdet(input: Tensor) -> _SlogdetResult:
     """torch.slogdet: linalg.slogdet, (sign, logabsdet)."""
-    return _lu.slogdet(input)
+    return _SlogdetResult(*_lu.slogdet(input))
 
 
 def matrix_power(input: Tensor, n: int) -> Tensor:
@@ -36,6 +43,7 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return _products.matrix_power(input, n)
 
 
+@torch_name("svd")
 class _SvdResult(NamedTuple):
     U: Tensor
     S: Tensor

@@ -1,9 +1,11 @@
 """torch.return_types: the named tuple types of max(x, dim), min, median, nanmedian, mode,
-kthvalue, sort, topk, cummax, cummin, aminmax, frexp, histogram, histogramdd and
-triangular_solve (isinstance(result, glassgrad.return_types.max)); made in _return_types.py."""
+kthvalue, sort, topk, cummax, cummin, aminmax, frexp, histogram, histogramdd, triangular_solve,
+slogdet, svd, lu_unpack and the linalg functions (linalg_eigh, linalg_svd, linalg_qr, ...)
+(isinstance(result, glassgrad.return_types.max)); made in _return_types.py."""
 from __future__ import annotations
 
-from ._return_types import PUBLIC, _TYPES
+from . import _linalg_names as _names, linalg as _linalg  # noqa: F401  # their result types are made as they are defined
+from ._return_types import _TYPES
 
-globals().update({name: _TYPES[name] for name in PUBLIC})
-__all__ = list(PUBLIC)
+globals().update(_TYPES)
+__all__ = sorted(_TYPES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .._return_types import torch_name
 from .. import _autocast
 from .._factories import arange, zeros_like
 from .._shapes import stack
@@ -59,6 +60,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     return into(out, L)
 
 
+@torch_name("linalg_cholesky_ex")
 class CholeskyEx(NamedTuple):
     L: Tensor
     info: Tensor

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+from .._return_types import torch_name
 from .. import _C
 from .._factories import eye
 from .._tensor import Tensor
@@ -34,6 +35,7 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out=None) -> Tensor:
     return cholesky_solve(I, L, upper, out=out)
 
 
+@torch_name("linalg_solve_ex")
 class SolveEx(NamedTuple):
     result: Tensor
     info: Tensor

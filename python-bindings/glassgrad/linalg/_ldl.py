@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._return_types import torch_name
 from .. import _C
 from .._dtypes import plain
 from .._tensor import Tensor, tensor
@@ -19,11 +20,13 @@ from ._checks import LinAlgError, batch_prefix, check_float, check_matrix, check
 _ALPHA = (1.0 + math.sqrt(17.0)) / 8.0  # Bunch-Kaufman's growth bound
 
 
+@torch_name("linalg_ldl_factor")
 class LDLFactor(NamedTuple):
     LD: Tensor
     pivots: Tensor
 
 
+@torch_name("linalg_ldl_factor_ex")
 class LDLFactorEx(NamedTuple):
     LD: Tensor
     pivots: Tensor

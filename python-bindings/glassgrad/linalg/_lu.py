@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .._return_types import torch_name
 from .._factories import arange, eye
 from .. import _output_numbers
 from .._tensor import Tensor
@@ -114,6 +115,7 @@ def _identity_like(A: Tensor) -> Tensor:
     return eye(n, dtype=A.dtype, device=A.device).expand(*A.shape)
 
 
+@torch_name("linalg_inv_ex")
 class InvEx(NamedTuple):
     inverse: Tensor
     info: Tensor
@@ -165,6 +167,7 @@ def det(A: Tensor, *, out=None) -> Tensor:
     return into(out, d)
 
 
+@torch_name("linalg_slogdet")
 class SlogDet(NamedTuple):
     sign: Tensor
     logabsdet: Tensor

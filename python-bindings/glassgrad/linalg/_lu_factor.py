@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._return_types import torch_name
 from .. import _C, _output_numbers
 from .._dtypes import plain
 from .._factories import eye, zeros
@@ -17,17 +18,27 @@ from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, c
 from ._lu import _eliminate
 
 
+@torch_name("linalg_lu_factor")
 class LUFactor(NamedTuple):
     LU: Tensor
     pivots: Tensor
 
 
+@torch_name("lu_unpack")
 class PLU(NamedTuple):
     P: Tensor
     L: Tensor
     U: Tensor
 
 
+@torch_name("linalg_lu")
+class LinalgLU(NamedTuple):  # linalg.lu's (P, L, U); torch.lu_unpack's is PLU
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+@torch_name("linalg_lu_factor_ex")
 class LUFactorEx(NamedTuple):
     LU: Tensor
     pivots: Tensor
@@ -129,7 +140,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     return into_each(out, _output_numbers.number(PLU(P, L, U)), "lu_unpack")
 
 
-def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
+def lu(A: Tensor, *, pivot: bool = True, out=None) -> LinalgLU:
     """torch.linalg.lu: (P, L, U) with A = P L U, L [..., m, k] unit lower-triangular, U [..., k, n]."""
     check_lu_dtype(A, "lu")
     check_matrix(A, "lu", square=False)
@@ -137,7 +148,7 @@ def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
         from .. import _C
         raise _C.UnsupportedError("linalg.lu: LU without pivoting is not implemented on CPU\n  fix: pivot=True")
     LU, piv, _ = _factor(A)
-    return into_each(out, lu_unpack(LU, piv), "linalg.lu")
+    return into_each(out, _output_numbers.number(LinalgLU(*lu_unpack(LU, piv))), "linalg.lu")
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None) -> Tensor:

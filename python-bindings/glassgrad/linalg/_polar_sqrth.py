@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .._return_types import torch_name
 from .. import _C, _output_numbers
 from .._tensor import Tensor
 from ._checks import check_matrix, into, into_each
 from ._spectral import eigh, svd
 
 
+@torch_name("linalg_polar")
 class Polar(NamedTuple):
     U: Tensor
     H: Tensor

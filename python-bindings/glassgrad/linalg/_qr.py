@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._return_types import torch_name
 from .. import _C, _output_numbers
 from .._factories import arange, eye, zeros
 from .._tensor import Tensor, tensor
@@ -15,6 +16,7 @@ from ..functional import where
 from ._checks import into, into_each, check_float, check_matrix
 
 
+@torch_name("linalg_qr")
 class QR(NamedTuple):
     Q: Tensor
     R: Tensor
@@ -117,6 +119,7 @@ def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     return pinv(input, rtol=rcond)
 
 
+@torch_name("linalg_lstsq")
 class Lstsq(NamedTuple):
     solution: Tensor
     residuals: Tensor

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._return_types import torch_name
 from .. import _C, _output_numbers
 from .._dtypes import plain
 from .._factories import eye
@@ -58,6 +59,7 @@ class _Eigh(Function):
         return (g + _mT(g)) * 0.5
 
 
+@torch_name("linalg_eigh")
 class Eigh(NamedTuple):
     eigenvalues: Tensor
     eigenvectors: Tensor
@@ -125,6 +127,7 @@ class _SvdFull(Function):
         return _Svd.backward(ctx, gU[..., :, :k], gS, gVh[..., :k, :])
 
 
+@torch_name("linalg_svd")
 class Svd(NamedTuple):
     U: Tensor
     S: Tensor
