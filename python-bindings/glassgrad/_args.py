@@ -233,6 +233,18 @@ def flag(value, name: str, where: str) -> bool:
     fail(where, name, "True or False", value, type_error=True)
 
 
+def python_bool(value, name: str, where: str, fix: str, position: Optional[int] = None) -> bool:
+    """value when it is a Python bool; else PyTorch's argument parser's TypeError, "<where>():
+    argument '<name>' (position N) must be bool, not <type>" (an int, None, a NumPy bool or a
+    tensor are refused there), and the fix."""
+    if type(value) is not bool:
+        kind = type(value)
+        kind_name = kind.__name__ if kind.__module__ in ("builtins", "glassgrad") else f"{kind.__module__}.{kind.__name__}"
+        at = "" if position is None else f" (position {position})"
+        raise InvalidArgumentTypeError(f"{where}(): argument '{name}'{at} must be bool, not {kind_name}\n  fix: {fix}")
+    return value
+
+
 def choice(value, name: str, where: str, options: Sequence, fix: str = ""):
     """One of `options` (compared with ==; strings exactly)."""
     for o in options:

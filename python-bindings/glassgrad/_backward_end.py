@@ -2,7 +2,7 @@
 (the gradient hooks of that call have all run by then): autograd.graph.register_multi_grad_hook
 hands its "all" hook the gradients it collected, and lets its "any" hook fire again in the next
 backward. A backward raised: the callbacks are dropped unrun. Nested calls (autograd.grad inside
-a hook) finish with the outermost one."""
+a hook) finish with the outermost one. Also whether the calls running keep their graph (RETAINING)."""
 from __future__ import annotations
 
 import contextlib
@@ -10,6 +10,10 @@ from typing import Callable, List
 
 PENDING: List[Callable[[], None]] = []
 _depth = [0]
+# Whether each backward() or autograd.grad() call running now (the innermost last) keeps its graph
+# (retain_graph): a custom Function's ctx that a call keeping none reaches frees its saved tensors
+# (autograd/function.py). Its callers push and pop it around the engine's call.
+RETAINING: List[bool] = []
 
 
 def enter() -> None:

@@ -54,12 +54,7 @@ def _accepting_aliases(fn: _Fn) -> _Fn:
 def _bool_keepdim(where: str, value, position: Optional[int] = None) -> None:
     """PyTorch's TypeError for a keepdim that is not a Python bool (an int, None, a NumPy bool, a tensor);
     position: where it was passed by position, as PyTorch's message names it."""
-    if type(value) is not bool:
-        kind = type(value)
-        name = kind.__name__ if kind.__module__ in ("builtins", "glassgrad") else f"{kind.__module__}.{kind.__name__}"
-        at = "" if position is None else f" (position {position})"
-        raise _args.InvalidArgumentTypeError(f"{where}(): argument 'keepdim'{at} must be bool, not {name}\n  fix: "
-                                             f"keepdim=True or keepdim=False (bool(k) for a number k)")
+    _args.python_bool(value, "keepdim", where, "keepdim=True or keepdim=False (bool(k) for a number k)", position)
 
 
 def accept_numpy_names(namespace: Dict[str, object], names: Iterable[str]) -> None:

@@ -6,6 +6,7 @@ import inspect
 import threading
 
 from . import _C
+from ._args import python_bool
 
 
 def run_within(fn, make_context):
@@ -78,6 +79,10 @@ class no_grad:
     def __call__(self, fn):
         return run_within(fn, type(self))
 
+    def clone(self):
+        """A new switch of the same kind (PyTorch's context managers' clone)."""
+        return type(self)()
+
 
 class enable_grad(no_grad):
     """Turns gradient tracking back on inside a no_grad() block (this thread only)."""
@@ -95,9 +100,19 @@ class set_grad_enabled(no_grad):
 
     def __init__(self, mode: bool):
         super().__init__()
-        self._enabled = bool(mode)
+        self._enabled = python_bool(mode, "enabled", "set_grad_enabled", "set_grad_enabled(bool(mode))", position=1)
         self._before = _C.grad_enabled()
         _C.set_grad_enabled(self._enabled)
+
+    @property
+    def mode(self) -> bool:
+        """The mode it sets (PyTorch's set_grad_enabled.mode)."""
+        return self._enabled
+
+    def clone(self) -> "set_grad_enabled":
+        """A copy, made as PyTorch's clone makes it: set_grad_enabled(self.mode), which sets the
+        mode at once."""
+        return type(self)(self._enabled)
 
     def __enter__(self):
         stack = self._saved.__dict__.setdefault("stack", [])
@@ -146,6 +161,14 @@ class inference_mode(no_grad):
     def __call__(self, fn):
         mode = self._mode
         return run_within(fn, lambda: inference_mode(mode))
+
+    @property
+    def mode(self) -> bool:
+        """Whether it turns inference mode on (PyTorch's inference_mode.mode)."""
+        return self._mode
+
+    def clone(self) -> "inference_mode":
+        return type(self)(self._mode)
 
 
 _inference = threading.local()

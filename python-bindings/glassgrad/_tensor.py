@@ -1500,10 +1500,18 @@ class Tensor:
             params, group, world_size, cap = wrappers[0]._gradient_sync_args()
             for w in wrappers[1:]:
                 params += [p for p in w._gradient_sync_args()[0] if all(p is not q for q in params)]
-            _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap,
-                                    retain_graph=retain)
+            _backward_end.RETAINING.append(retain)
+            try:
+                _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap,
+                                        retain_graph=retain)
+            finally:
+                _backward_end.RETAINING.pop()
             return
-        self._h.backward(seed, retain)
+        _backward_end.RETAINING.append(retain)
+        try:
+            self._h.backward(seed, retain)
+        finally:
+            _backward_end.RETAINING.pop()
         if anomalous:
             anomaly.check_gradients(((t.name or f"leaf {list(t.shape)}"), t.grad) for t in leaves)
 

@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Any, Optional
 
-from .. import _C
+from .. import _C, _backward_end
 from .._runtime import is_grad_enabled, no_grad
 from .._tensor import Tensor
 
@@ -39,6 +39,7 @@ class FunctionCtx:
         self.metadata: dict = {}  # PyTorch's node metadata: a dict for the user's own entries
         self._node_name = "Backward"
         self._inputs: tuple = ()
+        self._freed = False  # a backward that keeps no graph ran this node's backward (saved_tensors)
 
     def name(self) -> str:
         """The node's name, as PyTorch names a custom Function's: '<Class>Backward'."""
@@ -85,6 +86,17 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
+        """The tensors save_for_backward kept; as PyTorch's, freed once a backward() or
+        autograd.grad() without retain_graph=True has run this node's backward (reading them
+        then raises PyTorch's RuntimeError)."""
+        if self._freed:
+            raise _C.TensorStateError(
+                "Trying to backward through the graph a second time (or directly access saved tensors after they "
+                "have already been freed). Saved intermediate values of the graph are freed when you call "
+                ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved tensors after calling backward.\n"
+                f"  {self._node_name}.saved_tensors: a backward without retain_graph=True has run this node\n"
+                "  fix: loss.backward(retain_graph=True) (or autograd.grad(..., retain_graph=True)) to read them after")
         return self.to_save
 
     def mark_non_differentiable(self, *tensors) -> None:
@@ -329,6 +341,8 @@ def _input_grad(cls, ctx, state, outs, differentiable, args, i, x, n_proxies):
                 grads.append(g)
             state["grads"] = {}
             result = cls.backward(ctx, *grads)
+            if _backward_end.RETAINING and not _backward_end.RETAINING[-1]:  # this pass frees the graph
+                ctx._freed, ctx.to_save = True, ()
             if not isinstance(result, tuple):
                 result = (result,)
             if len(result) != n_args:

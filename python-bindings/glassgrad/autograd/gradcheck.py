@@ -50,17 +50,20 @@ def _host(t: Tensor) -> np.ndarray:
     return np.array(t.detach().numpy(force=True), dtype=np.float64)
 
 
-def _numerical(func: Callable, inputs: tuple, wrt: List[int], eps: float) -> List[List[np.ndarray]]:
+def _numerical(func: Callable, inputs: tuple, wrt: List[int], eps: float,
+               keep: Optional[List[int]] = None) -> List[List[np.ndarray]]:
     """jac[k][o]: [numel of input wrt[k], numel of output o] by central differences, func run on
     fresh tensors of the inputs' dtypes, devices and requires_grad (func may differentiate them
-    itself, as gradgradcheck's does)."""
+    itself, as gradgradcheck's does); `keep`: the indices of the floating outputs to use (all when
+    None)."""
     arrays = [_host(a) if i in wrt else np.zeros(0) for i, a in enumerate(inputs)]
     sizes: List[int] = []
 
     def run(moved: List[np.ndarray]) -> np.ndarray:
         args = [tensor(moved[i], dtype=inputs[i].dtype, device=inputs[i].device, requires_grad=True) if i in wrt
                 else a for i, a in enumerate(inputs)]
-        outs = [_host(o).reshape(-1) for o in _floating_outputs(func(*args))]
+        floating = _floating_outputs(func(*args))
+        outs = [_host(o).reshape(-1) for o in (floating if keep is None else [floating[j] for j in keep])]
         sizes[:] = [o.size for o in outs]
         return np.concatenate(outs) if outs else np.zeros(0)
 
@@ -89,6 +92,13 @@ def _analytical(outputs: List[Tensor], inputs: tuple, wrt: List[int]) -> List[Li
     return jac
 
 
+def _refuse(*rules: Tuple[bool, str]) -> None:
+    """PyTorch's AssertionError for the first (refused, message) rule whose flags it refuses."""
+    for refused, message in rules:
+        if refused:
+            raise AssertionError(message)
+
+
 def _fail(message: str, raise_exception: bool) -> bool:
     if raise_exception:
         raise GradcheckError(message)
@@ -110,6 +120,12 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
     nondet_tol, check_undefined_grad, check_grad_dtypes, fast_mode and masked are accepted and
     change nothing (glassgrad's gradients are deterministic and always defined);
     check_batched_grad, check_batched_forward_grad and check_forward_ad checks are not made."""
+    _refuse((not (check_forward_ad or check_backward_ad),
+             "Expected at least one of check_forward_ad or check_backward_ad to be True"),
+            (check_batched_grad and not check_backward_ad,
+             "Setting check_batched_grad=True requires check_backward_ad to be True"),
+            (check_batched_forward_grad and not check_forward_ad,
+             "Setting check_batched_forward_grad=True requires check_forward_ad to be True"))
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if _differentiable(x)]
     if not wrt:
@@ -123,9 +139,19 @@ def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol:
                           "point or complex. ", UserWarning, stacklevel=2)
     if not check_backward_ad:
         return True
-    outputs = _floating_outputs(func(*inputs))
+    floating = _floating_outputs(func(*inputs))
+    # as PyTorch's: only the outputs that require grad are checked; with none, func's numerical
+    # derivatives must all be zero
+    keep = [j for j, o in enumerate(floating) if o.requires_grad]
+    if not keep:
+        for per_input in _numerical(func, inputs, wrt, eps):
+            if any(np.any(n != 0) for n in per_input):
+                return _fail("Numerical gradient for function expected to be zero\n  gradcheck: no output of func "
+                             "requires grad, yet its values change with an input", raise_exception)
+        return True
+    outputs = [floating[j] for j in keep]
     analytical = _analytical(outputs, inputs, wrt)
-    numerical = _numerical(func, inputs, wrt, eps)
+    numerical = _numerical(func, inputs, wrt, eps, keep)
     for k, i in enumerate(wrt):
         for o in range(len(outputs)):
             a, n = analytical[k][o], numerical[k][o]
@@ -144,6 +170,12 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Optional[
     (inputs, grad_outputs) to autograd.grad(func(inputs), inputs, grad_outputs, create_graph=True);
     grad_outputs default to random float64 tensors (fixed seed) shaped like func's floating
     outputs, each requiring a gradient."""
+    _refuse((not (check_fwd_over_rev or check_rev_over_rev),
+             "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"),
+            (check_undefined_grad and not check_rev_over_rev,
+             "Setting check_undefined_grad=True requires check_rev_over_rev to be True"),
+            (check_batched_grad and not check_rev_over_rev,
+             "Setting check_batched_grad=True requires check_rev_over_rev to be True"))
     inputs = _as_tuple(inputs)
     wrt = [i for i, x in enumerate(inputs) if _differentiable(x)]
     if grad_outputs is None:

@@ -3,6 +3,8 @@ the gradient nodes of the requested inputs (core-runtime lazy::gradients) and no
 changes: grad() adds to no .grad. See docs/autograd.md."""
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
 from typing import Optional, Sequence, Union
 
 from .. import _backward_end, _grad_objects, _no_grad_views, _saved_tensor_hooks, _trace
@@ -46,9 +48,9 @@ def shape_mismatch(i: int, g: Tensor, out: Tensor) -> RuntimeError:
 def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str, create_graph: bool = False):
     """One scalar (or seeded) root standing for every output: sum_i <output_i, grad_output_i>,
     whose gradient is exactly grad_output_i at output_i."""
-    if len(grad_outputs) != len(outputs):
-        raise ValueError(f"{call}: grad_outputs has {len(grad_outputs)} entries for {len(outputs)} outputs\n"
-                         "  fix: one gradient (or None) per output")
+    if len(grad_outputs) != len(outputs):  # PyTorch's RuntimeError and words
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients\n  {call}: one gradient "
+                           "per output\n  fix: one gradient (or None) per output")
     pairs = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not out.requires_grad:
@@ -79,20 +81,35 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
          create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
          is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
     """torch.autograd.grad: the gradients of outputs (seeded by grad_outputs) with respect to
-    inputs, as a tuple; no tensor's .grad changes. An input the outputs do not depend on raises
+    inputs, as a tuple (a dict of the same keys for a dict of inputs, such as
+    dict(model.named_parameters())); no tensor's .grad changes. An input the outputs do not depend on raises
     unless allow_unused (then its entry is None, or zeros with materialize_grads). With
     create_graph the gradients can be differentiated again (retain_graph then defaults to True)."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
+    if type(inputs) is dict:  # as PyTorch's: the gradients come back as a dict of the same keys
+        keys = tuple(inputs)
+        result = grad(outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph, True,
+                      allow_unused, is_grads_batched, materialize_grads)
+        # (the library's own callers pass sequences, and read tuples: the annotation says that case)
+        return dict(zip(keys, result))  # type: ignore[return-value]
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. Other Mapping "
+                        "types are not supported.\n  fix: grad(outputs, dict(inputs))")
     inputs = _edges_as_tensors(inputs)
     if is_grads_batched:
         return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
                              materialize_grads)
     if materialize_grads and allow_unused is False:
-        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
     allow_unused = bool(allow_unused) or materialize_grads
     outs = _as_tuple(outputs, "outputs")
     ins = _as_tuple(inputs, "inputs")
     if not ins:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs)
     loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()", create_graph)
     with _backward_end.scope():  # register_multi_grad_hook's callbacks run as it ends
@@ -104,7 +121,8 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    f"graph. Set allow_unused=True if this is the desired behavior.\n  autograd.grad(): "
                                    f"inputs[{i}] {list(x.shape)} is not read by the outputs")
-            g = zeros_like(x) if materialize_grads else None
+            # (differentiable zeros under create_graph, as PyTorch's)
+            g = zeros_like(x).requires_grad_(create_graph) if materialize_grads else None
         result.append(g)
     return tuple(result)
 
@@ -165,7 +183,12 @@ def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain
     retain = bool(create_graph) if retain_graph is None else bool(retain_graph)
     if _saved_tensor_hooks.SAVED:
         _saved_tensor_hooks.unpack_reached(loss, retain)
-    handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain, bool(create_graph))
+    _backward_end.RETAINING.append(retain)
+    try:
+        handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain,
+                                    bool(create_graph))
+    finally:
+        _backward_end.RETAINING.pop()
     # a view made under no_grad() stops the gradient (its node's is undefined): PyTorch's has no
     # gradient accumulator, so as an input it is unused (docs/inplace-and-views.md)
     grads = [None if h is None or _no_grad_views.is_own(x._h) else _wrap(h) for h, x in zip(handles, inputs)]
@@ -197,7 +220,7 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _input_gradients(loss, seed, inputs, retain_graph, create_graph, "backward")
-    with set_grad_enabled(create_graph):
+    with set_grad_enabled(bool(create_graph)):
         for x, g in zip(inputs, grads):
             if g is not None:
                 held = x._h.grad()  # (x.grad would warn for a computed input, which PyTorch fills silently)
