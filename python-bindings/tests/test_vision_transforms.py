@@ -2,6 +2,7 @@
 transform on PIL images, NumPy arrays (H, W[, C]) and glassgrad Tensors (C, H, W), checked
 against PIL, NumPy or torch computations of the same thing."""
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -393,6 +394,20 @@ def test_save_image_writes_a_png_with_the_rounded_pixels(tmp_path):
     buf = io.BytesIO()
     vutils.save_image(gg.tensor(imgs[0], device="cpu"), buf, format="png")
     assert buf.getvalue()[:4] == b"\x89PNG"
+
+
+def test_save_image_writes_nan_as_0_and_clamps_infinities_without_a_warning(tmp_path):
+    """A flow or GAN that diverged samples NaNs: torchvision's save_image writes them 0 (its
+    clamp and uint8 cast) and warns nothing; +inf is 255, -inf 0."""
+    imgs = np.full((2, 1, 3, 3), 0.5, np.float32)
+    imgs[0, 0, 0, 0], imgs[0, 0, 0, 1], imgs[0, 0, 0, 2] = np.nan, np.inf, -np.inf
+    path = tmp_path / "grid.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vutils.save_image(gg.tensor(imgs, device="cpu"), str(path), nrow=2, padding=0)
+    back = np.asarray(Image.open(path))
+    assert back.shape == (3, 6, 3)
+    assert back[0, :3, 0].tolist() == [0, 255, 0] and back[1, 1, 0] == 128 and back[0, 3, 0] == 128
 
 
 def test_size_attributes_keep_torchvisions_types():

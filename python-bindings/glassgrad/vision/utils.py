@@ -97,8 +97,10 @@ def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
 
 def save_image(tensor, fp, format: Optional[str] = None, **kwargs) -> None:  # torchvision's name
     """Saves make_grid(tensor, **kwargs) as an 8-bit image (values in [0, 1] scaled by 255 and
-    rounded), PNG unless the name or `format` says otherwise."""
+    rounded), PNG unless the name or `format` says otherwise. As torchvision's clamp and cast, a
+    NaN pixel (a diverged model's sample) is written 0 and an infinite one clamped, silently."""
     grid = I.chw_array(make_grid(tensor, **kwargs))
     _require_floating(grid, "save_image")
-    ndarr = np.clip(grid * 255 + 0.5, 0, 255).transpose(1, 2, 0).astype(np.uint8)
+    scaled = np.nan_to_num(grid * 255 + 0.5, nan=0.0, posinf=255.0, neginf=0.0)
+    ndarr = np.clip(scaled, 0, 255).transpose(1, 2, 0).astype(np.uint8)
     I.require_pil().fromarray(ndarr).save(fp, format=format)
