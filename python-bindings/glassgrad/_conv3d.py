@@ -10,6 +10,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 
 from . import _C, _autocast
+from ._conv_rank import check_input_rank
 from ._conv_transpose import int_tuple
 from ._padding import pad
 from ._shapes import squeeze, unsqueeze
@@ -36,9 +37,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     [C_out, C_in / groups, kd, kh, kw]; padding an int, a triple, 'same' (stride 1) or 'valid'."""
     from .functional import conv2d
     where = "conv3d"
-    if input.ndim not in (4, 5):
-        raise _C.ShapeError(f"{where}: Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
-                            f"{list(input.shape)}\n  fix: (N, C_in, D, H, W)")
+    check_input_rank(input.shape, 3, where)
     if weight.ndim != 5:
         raise _C.ShapeError(f"{where}: weight must be 5-d [C_out, C_in / groups, kd, kh, kw], got "
                             f"{list(weight.shape)}\n  fix: weight.reshape(C_out, C_in // groups, kd, kh, kw)")
@@ -99,9 +98,10 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     from ._factories import zeros
     from ._indexing import index_add
     where = "conv_transpose3d"
-    if input.ndim not in (4, 5) or weight.ndim != 5:
-        raise _C.ShapeError(f"{where}: expected a 4-d or 5-d input and a 5-d weight [C_in, C_out / groups, kd, kh, kw],"
-                            f" got input {list(input.shape)} and weight {list(weight.shape)}\n  fix: (N, C_in, D, H, W)")
+    check_input_rank(input.shape, 3, where)
+    if weight.ndim != 5:
+        raise _C.ShapeError(f"{where}: weight must be 5-d [C_in, C_out / groups, kd, kh, kw], got "
+                            f"{list(weight.shape)}\n  fix: weight.reshape(C_in, C_out // groups, kd, kh, kw)")
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     s = int_tuple(stride, 3, "stride", where, minimum=1)
     p = int_tuple(padding, 3, "padding", where, minimum=0)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple, Union
 
 from . import _C, _args, _autocast
+from ._conv_rank import check_input_rank
 from ._padding import pad
 from ._tensor import Tensor, _op, _wrap
 from ._torch_operands import WITHOUT_THIRD, node_attrs
@@ -113,6 +114,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     d = int_tuple(dilation, 2, "dilation", where, minimum=1)
     groups = _args.integer(groups, "groups", where, minimum=1)
     check_output_padding(where, op, s, d)
+    check_input_rank(input.shape, 2, where)
     if input.ndim == 3:  # unbatched (C_in, H, W)
         return conv_transpose2d(input.unsqueeze(0), weight, bias, s, p, op, groups, d).squeeze(0)
     attrs = {"stride": list(s), "transposed": True}
@@ -159,9 +161,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
 def _input_2d(x: Tensor, where: str) -> Tuple[Tensor, bool]:
     """A 1-d convolution's (N, C, L) or (C, L) input as (N, C, 1, L); and whether it was batched.
     (The 2-d op sees the unit height, so the rank is checked here, worded for 1-d.)"""
-    if x.ndim not in (2, 3):
-        raise _C.ShapeError(f"{where}: expected 2-d (C, L) or 3-d (N, C, L) input, got {x.ndim}-d {list(x.shape)}\n"
-                            f"  fix: reshape it, e.g. x.unsqueeze(0) for one sample")
+    check_input_rank(x.shape, 1, where)
     return (x if x.ndim == 3 else x.unsqueeze(0)).unsqueeze(2), x.ndim == 3
 
 

@@ -11,6 +11,7 @@ from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 from . import _C, _args, _autocast, _dtypes, _inplace, _math, _torch_operands, _trace
 from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
+from ._conv_rank import check_input_rank
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
 from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh
@@ -288,6 +289,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         attrs = {**attrs, "torch_operands": _CONV_WITHOUT_BIAS}  # (a copy: the remembered attrs are shared)
     if isinstance(input, Tensor):
         shape = input._h.shape
+        if len(shape) != 4:
+            check_input_rank(shape, 2, "conv2d")
         if len(shape) == 3:  # on_batch_of_one, written out (every conv of every step)
             return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)
         if len(shape) == 4 and not shape[0]:  # the kernels' rules want a batch >= 1 (_empty_batch.py)

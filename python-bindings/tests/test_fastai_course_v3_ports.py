@@ -72,7 +72,7 @@ ON_CPU = [("nb_06.py", "    def begin_fit(self): self.model.cuda()\n", "    def 
 # as well, where glassgrad.cuda.set_device takes index 0 without a GPU (test_torch_testing_and_version)
 NO_GPU = "CUDA device cuda:0 cannot be used"
 NO_STATS = "'Hook' object has no attribute 'stats'"  # hooks of the fits that raised
-NOT_4D = "expected a 4-d NCHW tensor"  # the model called on the flat images, as under PyTorch
+NOT_4D = "Expected 3D (unbatched) or 4D (batched) input to conv2d"  # the model called on the flat images, as PyTorch words it
 NOTEBOOKS["06_cuda_cnn_hooks_init.ipynb"] = (
     {**{c: NO_GPU for c in (30, 33, 42, 47, 54, 57, 62, 64, 66, 74, 81, 83)},
      **{c: NO_STATS for c in (48, 68, 70, 75, 77)}, 59: NOT_4D, 61: NOT_4D},
