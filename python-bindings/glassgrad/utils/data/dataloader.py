@@ -217,14 +217,24 @@ class DataLoader:
     def __iter__(self):
         if self.persistent_workers and self.num_workers > 0:
             if self._iterator is None:
-                self._iterator = _MultiProcessIter(self)
+                self._iterator = self._workers_iterator()
             else:
                 self._iterator._reset(self)
             return self._iterator
-        return _SingleProcessIter(self) if self.num_workers == 0 else _MultiProcessIter(self)
+        return _SingleProcessIter(self) if self.num_workers == 0 else self._workers_iterator()
+
+    def _workers_iterator(self) -> "_MultiProcessIter":
+        """A new iterator with worker processes, after the worker-count warning, as PyTorch's
+        _get_iterator gives it (once at construction, once each time workers start)."""
+        self.check_worker_number_rationality()
+        return _MultiProcessIter(self)
 
     def check_worker_number_rationality(self) -> None:
-        """Warns when num_workers exceeds the CPUs this process may use (as PyTorch)."""
+        """Warns when num_workers exceeds the CPUs this process may use (as PyTorch). Invariant: the
+        warning is attributed to this module's line that called it (__init__'s or
+        _workers_iterator's), as PyTorch's to its own two lines, so that Python's default filter
+        shows it once for the construction of all loaders and once for their iterators, as under
+        PyTorch (docs/data-loading.md)."""
         if not self.num_workers:
             return
         try:
@@ -236,7 +246,7 @@ class DataLoader:
                           f"max number of worker in current system is {cpus}, which is smaller than what this "
                           f"DataLoader is going to create. Please be aware that excessive worker creation might get "
                           f"DataLoader running slow or even freeze, lower the worker number to avoid potential "
-                          f"slowness/freeze if necessary.", stacklevel=3)
+                          f"slowness/freeze if necessary.", stacklevel=2)
 
 
 class _BaseIter:
