@@ -162,6 +162,10 @@ from . import _tensor_arguments
 # torch's TypeError for a number where only a Tensor is taken (torch.exp(2.0)); sparse tensors count as tensors
 _tensor_arguments.install(globals(), (Tensor, sparse.SparseTensor))
 del _tensor_arguments
+from . import _deprecated_coefficients
+# torch.addmm(beta, M, alpha, mat1, mat2) and the like, PyTorch's deprecated overloads (outside the checks above)
+_deprecated_coefficients.install(globals())
+del _deprecated_coefficients
 from . import _view_base
 # Tensor._base: the view functions record a view's root (last: they wrap the final functions)
 from ._tensor import _op as _view_op

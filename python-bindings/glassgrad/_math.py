@@ -39,18 +39,19 @@ def _scalar_like(x) -> bool:
     return is_number(x) or (isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad)
 
 
-def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: str):
+def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: str, numbers_too: bool = False):
     """Accepts PyTorch's deprecated overload that passes `keyword` (alpha, value) first and
     positionally, as scripts of PyTorch 0.4's time write it (optimizers copied from its source:
     p.data.add_(-lr, d_p), exp_avg_sq.addcmul_(1 - beta2, grad, grad)), with PyTorch's warning;
     the documented signature is unchanged (docs/porting.md). As PyTorch's parser, it takes for the
     number a 0-d tensor that does not require grad (fast.ai's LAMB step passes
-    `-lr * min(r1/r2, 10)`, a 0-d tensor, so), as its value."""
+    `-lr * min(r1/r2, 10)`, a 0-d tensor, so), as its value. numbers_too: the operands may be numbers
+    too, as add's and sub's (x.add(2, 1.5) is x + 2 * 1.5 in PyTorch)."""
     def wrap(fn):
         @functools.wraps(fn)
         def call(input, *args, **kwargs):
             if (len(args) == n_tensors + 1 and _scalar_like(args[0]) and keyword not in kwargs
-                    and all(isinstance(a, Tensor) for a in args[1:])):
+                    and all(isinstance(a, Tensor) or (numbers_too and is_number(a)) for a in args[1:])):
                 name = fn.__name__
                 warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({spelled})\nConsider using one "
                               f"of the following signatures instead:\n\t{name}({instead})", UserWarning,
@@ -178,7 +179,7 @@ def scaled_by_argument(t: Tensor, k) -> Tensor:
 
 
 @accepts_out
-@_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1")
+@_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1", True)
 def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other (torch.add), in result_type(input, other); bool + bool is or."""
     if not (type(alpha) is int and alpha == 1):
@@ -195,7 +196,7 @@ def add(input, other, *, alpha=1) -> Tensor:
 
 
 @accepts_out
-@_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1")
+@_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1", True)
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
     x, y, _ = _operands(input, other)
