@@ -773,6 +773,16 @@ def bitwise_not(input: Tensor) -> Tensor:
     return tensor(np.invert(input.numpy(force=True)), dtype=input.dtype, device=input.device)
 
 
+def invert(input: Tensor) -> Tensor:
+    """~x (Tensor.__invert__): bitwise_not, whose floating refusal is PyTorch's operator TypeError
+    here rather than the function's NotImplementedError."""
+    if input.dtype.is_floating_point:
+        raise _C.DTypeError(f"~ (operator.invert) is only implemented on integer and Boolean-type tensors\n"
+                            f"  ~x: x is {input.dtype} {list(input.shape)}\n"
+                            f"  fix: x.logical_not() for x == 0, or ~x.long() for the bits of its integer values")
+    return bitwise_not(input)
+
+
 def isnan(input: Tensor) -> Tensor:
     """Where x is NaN (torch.isnan): x != x."""
     return ne(input, input) if input.dtype.is_floating_point else _false_like(input)

@@ -171,7 +171,7 @@ for _name, _node, _sign in (("__add__", "AddScalar", 1.0), ("__radd__", "AddScal
                             ("__sub__", "AddScalar", -1.0), ("__mul__", "MulScalar", 1.0),
                             ("__rmul__", "MulScalar", 1.0)):
     _OPERATORS[_name] = _with_number(_name, _node, _sign)
-_OPERATORS.update({"__invert__": _math.bitwise_not, "__neg__": _math.neg, "__abs__": _math.abs})
+_OPERATORS.update({"__invert__": _math.invert, "__neg__": _math.neg, "__abs__": _math.abs})
 for _name, _fn in _OPERATORS.items():
     setattr(Tensor, _name, _fn)
 
