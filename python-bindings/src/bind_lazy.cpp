@@ -17,6 +17,10 @@
 
 namespace glassgrad {
 
+// The hot properties of _C.Lazy (shape, dtype, device, realized, requires_grad, is_view) as
+// CPython getset descriptors on the class made below (bind_handle_reads.cpp).
+void bind_handle_reads(const py::object& lazy_class);
+
 namespace {
 ValueKind leaf_kind(const std::string& k) {
   if (k == "input") return ValueKind::Input;
@@ -261,13 +265,10 @@ const py::object& undefined_gradient_marker() {
 void bind_lazy(py::module_& m) {
   m.attr("undefined_gradient") = undefined_gradient_marker();
   using lazy::Handle;
+  // shape, dtype, device, realized, requires_grad and is_view: getset descriptors added below
+  // (bind_handle_reads.cpp).
   py::class_<Handle>(m, "Lazy", "A pin on a lazily computed value (what glassgrad.Tensor holds).")
-      .def_property_readonly("shape", [](const Handle& h) { return py::tuple(py::cast(h.value()->info.shape)); })
-      .def_property_readonly("dtype", [](const Handle& h) { return std::string(dtype_name(h.value()->info.dtype)); })
-      .def_property_readonly("device", [](const Handle& h) { return h.value()->info.device.str(); })
-      .def_property_readonly("realized", [](const Handle& h) { return h.value()->realized(); })
       .def_property_readonly("is_leaf", [](const Handle& h) { return h.value()->is_leaf(); })
-      .def_property_readonly("requires_grad", [](const Handle& h) { return h.value()->requires_grad; })
       .def_property_readonly("op", [](const Handle& h) {
         return h.value()->producer ? h.value()->producer->schema->name : std::string();
       })
@@ -404,7 +405,6 @@ void bind_lazy(py::module_& m) {
       .def("data_alias", [](const Handle& h) { return lazy::data_alias(h); })
       .def("detach_", [](Handle& h) { lazy::detach_inplace(h); })
       .def_property_readonly("version", [](const Handle& h) { return lazy::version_of(h); })
-      .def_property_readonly("is_view", [](const Handle& h) { return !h.chain().empty(); })
       .def_property_readonly("view_made_without_grad", [](const Handle& h) -> py::object {
              // PyTorch's CreationMeta NO_GRAD_MODE (its check of in-place ops on views): None unless
              // a view step after the chain's last detach() was recorded with gradients off; else
@@ -437,6 +437,7 @@ void bind_lazy(py::module_& m) {
         return a.alias() && a.alias() == b.alias();
       })
       .def("pending_graph", [](const Handle& h) { return lazy::pending_graph_str(h.value()); });
+  bind_handle_reads(m.attr("Lazy"));
 
   m.def("clear_grads",
         [](const std::vector<Handle*>& leaves) {
