@@ -18,7 +18,8 @@
 // Transposes are GEMM strides (or column pointers), never copies. Three layouts of the pixel
 // axis, picked per call:
 //   pointwise  1x1, stride 1, no padding: col is the image itself.
-//   flat       stride 1, no padding (any dilation): pixels on the input's row pitch (q = i*W + j), so each
+//   flat       stride 1, no padding (any dilation), at most half the pixels surplus (pixel_layout):
+//              pixels on the input's row pitch (q = i*W + j), so each
 //              col row is one contiguous run of the image, passed to the GEMM as row pointers
 //              (forward) or column pointers of col^T (weight gradient); nothing is stored. The
 //              surplus columns j >= Wo are computed into a buffer and dropped (forward), or fed
@@ -103,9 +104,15 @@ constexpr int64_t kDirectMaxTaps = 27;
 
 enum class PixelLayout { Pointwise, Flat, General };
 
+// Flat only while at most half of its GEMMs' pixel columns are surplus (flat_pixels against Ho*Wo):
+// those cost as much as real ones, W/Wo times the products. A kernel nearly as wide as the image,
+// as a text CNN's (k, embedding) window over a [tokens, embedding] plane (Wo = 1 of W = 300),
+// would compute hundreds of times the products; the general layout's im2col holds only the real
+// pixels (and batches images whose few pixels would leave the GEMM's tiles empty).
 PixelLayout pixel_layout(const ConvGeometry& g) {
   if (cpu::pointwise(g)) return PixelLayout::Pointwise;
-  return g.sh == 1 && g.sw == 1 && g.unpadded() ? PixelLayout::Flat : PixelLayout::General;
+  const bool flat = g.sh == 1 && g.sw == 1 && g.unpadded() && cpu::flat_pixels(g) <= 2 * g.hwo();
+  return flat ? PixelLayout::Flat : PixelLayout::General;
 }
 
 // Pixels per image on the GEMM's pixel axis.
