@@ -105,6 +105,7 @@ REPOSITORIES = {
     "usuyama-pytorch-unet": "github.com/usuyama/pytorch-unet",
     "SRCNN-pytorch": "github.com/yjn870/SRCNN-pytorch",
     "pytorch-wgan": "github.com/Zeleni9/pytorch-wgan",
+    "Chinese-Text-Classification-Pytorch": "github.com/649453932/Chinese-Text-Classification-Pytorch",
 }
 
 
