@@ -30,11 +30,6 @@ def _forget(key: int):
     return forget
 
 
-def forget(t) -> None:
-    """t is no longer such a view (the unsafe_ spellings)."""
-    _OUTPUTS.pop(id(t), None)
-
-
 def check(t, what: str) -> None:
     """Raises PyTorch's RuntimeError where the in-place op `what` modifies such a view under grad mode."""
     entry = _OUTPUTS.get(id(t))

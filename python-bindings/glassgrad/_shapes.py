@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast, _multi_views, _product_shapes, _runtime, _trace
+from . import _C, _args, _autocast, _multi_views, _output_numbers, _product_shapes, _runtime, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._torch_operands import named_node, node_attrs
@@ -116,6 +116,11 @@ def _at_least_1d(input: Tensor, message: str) -> None:
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Splits into `chunks` pieces of ceil(n / chunks) along dim, the last smaller (torch.chunk);
     views."""
+    return _chunk(input, chunks, dim)
+
+
+def _chunk(input: Tensor, chunks: int, dim: int = 0, unsafe: str = "") -> Sequence[Tensor]:
+    """chunk; unsafe: "Unsafe" for unsafe_chunk's pieces (PyTorch's UnsafeSplitBackward0, unmarked)."""
     chunks = _args.integer(chunks, "chunks", "chunk", minimum=1)
     _at_least_1d(input, "chunk expects at least a 1-dimensional tensor")
     d = _axis(dim, input, "chunk")
@@ -124,24 +129,19 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     # an empty dim gives `chunks` empty pieces (PyTorch's split with split_size 0)
     if not size:
         return tuple([input] * (chunks if input.ndim else 1))
-    return _multi_views.mark(_split_pieces(input, size, d)[0], "Split")
+    pieces = _split_pieces(input, size, d, unsafe)[0]
+    return _output_numbers.number(pieces) if unsafe else _multi_views.mark(pieces, "Split")
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0):
     """torch.unsafe_chunk: chunk's views, which may be modified in place (PyTorch's unsafe_ spelling
     skips its autograd's check of multiple-view outputs)."""
-    pieces = chunk(input, chunks, dim)
-    return tuple(_unmarked(p) for p in pieces) if isinstance(pieces, tuple) else pieces
+    return _chunk(input, chunks, dim, "Unsafe")
 
 
 def unsafe_split(input: Tensor, split_size, dim: int = 0):
     """torch.unsafe_split: split's views, which may be modified in place."""
-    return tuple(_unmarked(p) for p in split(input, split_size, dim))
-
-
-def _unmarked(t: Tensor) -> Tensor:
-    _multi_views.forget(t)
-    return t
+    return _output_numbers.number(_split_pieces(input, split_size, dim, "Unsafe")[0])  # unmarked: _multi_views
 
 
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> Sequence[Tensor]:
@@ -151,8 +151,9 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> Sequence[Tens
     return _multi_views.mark(pieces, node[:-len("Backward0")])
 
 
-def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
-    """split's views and PyTorch's node of them (SplitBackward0 or SplitWithSizesBackward0)."""
+def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0, unsafe: str = "") -> tuple:
+    """split's views and PyTorch's node of them (SplitBackward0 or SplitWithSizesBackward0; unsafe:
+    "Unsafe" for the unsafe_ spellings' UnsafeSplitBackward0 and UnsafeSplitWithSizesBackward0)."""
     _at_least_1d(tensor, "split expects at least a 1-dimensional tensor")
     d = _axis(dim, tensor, "split")
     n = tensor.shape[d]
@@ -177,6 +178,7 @@ def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple
                                 f"{list(tensor.shape)}\n  fix: sizes summing to {n}")
         node = "SplitWithSizesBackward0"
     out, start = [], 0
+    node = unsafe + node
     for s in sizes:
         out.append(_take(tensor, d, start, start + s, node=node))
         start += s
