@@ -23,7 +23,7 @@ from . import _C, _args, _autocast, _dtypes
 from ._dtypes import DTYPES
 from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
-from ._runtime import is_grad_enabled
+from ._runtime import records_grad
 from ._trace import user_stacklevel
 from ._torch_operands import named_node, node_attrs
 
@@ -323,7 +323,7 @@ def _floor_divide(input, other, node: str) -> Tensor:
     dt = _dtypes.result_type(x, y)
     _check_integer_divisor("floor_divide", y, dt)
     tensors = [t for t in (x, y) if isinstance(t, Tensor)]
-    if not is_grad_enabled() or not any(t.requires_grad for t in tensors):
+    if not records_grad() or not any(t.requires_grad for t in tensors):
         return binary("FloorDivide", x, y, dt)
     q = binary("FloorDivide", x.detach() if isinstance(x, Tensor) else x, y.detach() if isinstance(y, Tensor) else y, dt)
     return _join_history(q, tensors, node, None if node == "DivBackward2" else "aten::floor_divide")
@@ -1109,7 +1109,7 @@ def heaviside(input: Tensor, values) -> Tensor:
     x, v = x.detach(), v.detach()
     step = gt(x, 0).astype(x.dtype)
     out = _op("Where", [eq(x, 0), v, step])
-    if is_grad_enabled() and any(t.requires_grad for t in tensors):  # PyTorch's backward raises
+    if records_grad() and any(t.requires_grad for t in tensors):  # PyTorch's backward raises
         out = _join_history(out, tensors, "NotImplemented", "aten::heaviside")
     return out
 

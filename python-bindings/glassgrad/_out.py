@@ -11,7 +11,7 @@ from typing import Any, Callable, TypeVar, cast
 
 from . import _dtypes, _trace
 from ._args import UnsupportedDTypeError
-from ._runtime import is_grad_enabled
+from ._runtime import records_grad
 from ._tensor import Tensor
 
 _NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
@@ -29,7 +29,7 @@ def write_out(out, result: Tensor, name: str, same_dtype: bool = False, warn: bo
     the result's dtype (PyTorch's matrix products); warn: warn when out held other elements."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if is_grad_enabled() and (result.requires_grad or out.requires_grad):
+    if records_grad() and (result.requires_grad or out.requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, but "
                            "one of the arguments requires grad.\n  fix: y = " + name + "(...) without out=, or call "
                            "it under torch.no_grad()")

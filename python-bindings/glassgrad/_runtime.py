@@ -70,11 +70,11 @@ class no_grad:
 
     def __enter__(self):
         stack = self._saved.__dict__.setdefault("stack", [])
-        stack.append(_C.grad_enabled())
-        _C.set_grad_enabled(self._enabled)
+        stack.append(is_grad_enabled())
+        _set_grad_mode(self._enabled)
 
     def __exit__(self, *exc):
-        _C.set_grad_enabled(self._saved.stack.pop())
+        _set_grad_mode(self._saved.stack.pop())
 
     def __call__(self, fn):
         return run_within(fn, type(self))
@@ -101,8 +101,8 @@ class set_grad_enabled(no_grad):
     def __init__(self, mode: bool):
         super().__init__()
         self._enabled = python_bool(mode, "enabled", "set_grad_enabled", "set_grad_enabled(bool(mode))", position=1)
-        self._before = _C.grad_enabled()
-        _C.set_grad_enabled(self._enabled)
+        self._before = is_grad_enabled()
+        _set_grad_mode(self._enabled)
 
     @property
     def mode(self) -> bool:
@@ -117,11 +117,11 @@ class set_grad_enabled(no_grad):
     def __enter__(self):
         stack = self._saved.__dict__.setdefault("stack", [])
         stack.append(self._before)
-        _C.set_grad_enabled(self._enabled)
+        _set_grad_mode(self._enabled)
 
     def __call__(self, fn):
         mode = self._enabled
-        _C.set_grad_enabled(self._before)  # as a decorator, the call above changed nothing yet
+        _set_grad_mode(self._before)  # as a decorator, the call above changed nothing yet
         return run_within(fn, lambda: set_grad_enabled(mode))
 
 
@@ -147,16 +147,16 @@ class inference_mode(no_grad):
     def __enter__(self):
         global _inference_blocks
         stack = self._saved.__dict__.setdefault("stack", [])
-        stack.append((_C.grad_enabled(), _inference.__dict__.get("on", False)))
+        stack.append((is_grad_enabled(), _inference.__dict__.get("on", False)))
         _inference.on = self._mode
         _inference_blocks += 1
-        _C.set_grad_enabled(self._enabled)
+        _set_grad_mode(self._enabled)
 
     def __exit__(self, *exc):
         global _inference_blocks
         grad, _inference.on = self._saved.stack.pop()
         _inference_blocks -= 1
-        _C.set_grad_enabled(grad)
+        _set_grad_mode(grad)
 
     def __call__(self, fn):
         mode = self._mode
@@ -183,8 +183,29 @@ def is_inference_mode_enabled() -> bool:
 
 
 def is_grad_enabled() -> bool:
-    """Whether ops recorded now on this thread track gradients."""
+    """This thread's gradient mode (torch.is_grad_enabled). Inside inference_mode() it is what
+    enable_grad() or set_grad_enabled() last asked for, and, as in PyTorch, nothing is recorded
+    even when it is True."""
+    if _inference_blocks and _inference.__dict__.get("on", False):
+        return bool(_inference.__dict__.get("grad", False))
     return _C.grad_enabled()
+
+
+def records_grad() -> bool:
+    """Whether ops run now on this thread are recorded for autograd: the gradient mode, and no
+    inference_mode() block on (docs/autograd.md, the grad-mode switches). Library code asks this one."""
+    return _C.grad_enabled()
+
+
+def _set_grad_mode(enabled: bool) -> None:
+    """Sets this thread's gradient mode. Invariant: the runtime's flag (records_grad) is the mode
+    outside inference mode and False inside it, where the mode itself is kept in _inference.grad,
+    as PyTorch's enable_grad() inside inference_mode() records nothing."""
+    if _inference_blocks and _inference.__dict__.get("on", False):
+        _inference.grad = bool(enabled)
+        _C.set_grad_enabled(False)
+    else:
+        _C.set_grad_enabled(bool(enabled))
 
 
 def cache_stats() -> dict:

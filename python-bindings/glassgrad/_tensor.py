@@ -1323,7 +1323,7 @@ class Tensor:
                     f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
                     f"to host memory first.\n  this tensor {list(self.shape)} {self.dtype} is on {device}\n"
                     "  fix: x.cpu().numpy() (x.detach().cpu().numpy() when it requires grad)")
-            if self._h.requires_grad and _runtime.is_grad_enabled():
+            if self._h.requires_grad and _runtime.records_grad():
                 raise _C.TensorStateError(
                     "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
                     f"  this tensor {list(self.shape)} {self.dtype} requires grad (a parameter, or computed from one)\n"

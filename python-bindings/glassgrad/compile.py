@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from . import _C, _trace
-from ._runtime import is_grad_enabled
+from ._runtime import records_grad
 from ._tensor import Tensor, _wrap
 from .nn.module import Module
 from .nn.module import structure_version as module_structure_version
@@ -207,7 +207,7 @@ class CompiledFunction:
         # changes the step's graph: trace again. lr, momentum and beta1 are tensors and never do.
         # Deterministic algorithms pick other CUDA kernels: a replay records the ones traced.
         # Gradient mode decides whether the results carry a graph (a replayable call or not).
-        return (optim_static_version(), _C.deterministic_algorithms() or _C.cuda_deterministic(), is_grad_enabled(),
+        return (optim_static_version(), _C.deterministic_algorithms() or _C.cuda_deterministic(), records_grad(),
                 one(list(args)), one(dict(sorted(kwargs.items()))))
 
     @property

@@ -8,7 +8,7 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .grad_mode import set_multithreading_enabled
+from .grad_mode import is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled
 from .variable import Variable
 from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph, profiler
 

@@ -22,7 +22,7 @@ import weakref
 from typing import Any, Optional
 
 from .. import _C, _backward_end
-from .._runtime import is_grad_enabled, no_grad
+from .._runtime import no_grad, records_grad
 from .._tensor import Tensor
 
 
@@ -151,9 +151,15 @@ class Function(metaclass=_FunctionMeta):
     generate_vmap_rule = False
 
     def __init__(self, *args, **kwargs):
+        # As PyTorch's: an instance is made, with a DeprecationWarning; calling it raises (__call__)
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+                      "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
                            "new-style autograd function with static forward method.\n  fix: @staticmethod "
-                           "def forward(ctx, ...), then call YourFunction.apply(...)")
+                           f"def forward(ctx, ...), then call {type(self).__name__}.apply(...)")
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -194,7 +200,7 @@ class Function(metaclass=_FunctionMeta):
                                       f"with forward mode AD.\n  {cls.__name__}.apply got a dual tensor (forward_ad)"
                                       f"\n  fix: define {cls.__name__}.jvp(ctx, *tangents), or compute without "
                                       "dual tensors")
-        connects = is_grad_enabled() and any(ctx.needs_input_grad)
+        connects = records_grad() and any(ctx.needs_input_grad)
         # the inputs' proxies, made before forward may write into an input (mark_dirty)
         proxies = [a * 1 for a in args if isinstance(a, Tensor) and a.requires_grad] if connects else []
         with no_grad():
@@ -206,6 +212,24 @@ class Function(metaclass=_FunctionMeta):
         if not connects:
             return output
         return _connect(cls, ctx, args, output, proxies)
+
+
+FunctionMeta = _FunctionMeta  # PyTorch's public name of the Function metaclass
+
+
+class InplaceFunction(Function):
+    """torch.autograd.function.InplaceFunction, kept by PyTorch for old scripts: a Function whose
+    instance carries an `inplace` flag. Use Function (static forward/backward, then apply)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    """torch.autograd.function.NestedIOFunction, kept by PyTorch for old scripts, importable
+    here; its instances are legacy functions, which raise when called (Function.__call__). Use
+    Function (static forward/backward, then apply)."""
 
 
 def _has_tangent(args: tuple) -> bool:
@@ -230,7 +254,7 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with no_grad():
             outputs = fn(ctx, *args)
-        if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        if not records_grad() or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)
         stand_ins = tuple(_delayed_error(o) for o in ((outputs,) if single else outputs))

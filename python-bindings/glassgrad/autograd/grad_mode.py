@@ -11,7 +11,14 @@ _multithreading = [True]
 
 
 def is_multithreading_enabled() -> bool:
+    """torch.autograd.is_multithreading_enabled: what set_multithreading_enabled last set (True at first)."""
     return _multithreading[0]
+
+
+def is_view_replay_enabled() -> bool:
+    """torch.autograd.is_view_replay_enabled: False, PyTorch's default. glassgrad records every
+    view as its chain of view ops (docs/inplace-and-views.md), with no setting to change."""
+    return False
 
 
 class set_multithreading_enabled:

@@ -170,16 +170,20 @@ def _as_tuple_or_none(x) -> tuple:
     return tuple(x)
 
 
+def _require_grad(inputs: tuple, call: str, words: str) -> None:
+    """Raises PyTorch's RuntimeError (its `words`) for the first input that does not require grad."""
+    for i, x in enumerate(inputs):
+        if not x.requires_grad:
+            raise RuntimeError(f"{words}\n  {call}(): inputs[{i}] {list(x.shape)} has requires_grad=False\n"
+                               "  fix: x.requires_grad_() before computing the outputs from it")
+
+
 def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_graph, create_graph: bool,
                      call: str) -> list:
     """The engine's gradients of loss for each input (None where loss does not read it), checked
     by anomaly detection; retain_graph defaults to create_graph, as PyTorch's."""
     _trace.note_differentiation()
-    for i, x in enumerate(inputs):
-        if not x.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  {call}(): "
-                               f"inputs[{i}] {list(x.shape)} has requires_grad=False\n"
-                               "  fix: x.requires_grad_() before computing the outputs from it")
+    _require_grad(inputs, call, "One of the differentiated Tensors does not require grad")
     retain = bool(create_graph) if retain_graph is None else bool(retain_graph)
     if _saved_tensor_hooks.SAVED:
         _saved_tensor_hooks.unpack_reached(loss, retain)
@@ -219,6 +223,8 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
     their .grad (differentiable ones with create_graph)."""
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    # PyTorch's backward retains each input's gradient, and so words the refusal as retain_grad's
+    _require_grad(inputs, "backward", "can't retain_grad on Tensor that has requires_grad=False")
     grads = _input_gradients(loss, seed, inputs, retain_graph, create_graph, "backward")
     with set_grad_enabled(bool(create_graph)):
         for x, g in zip(inputs, grads):

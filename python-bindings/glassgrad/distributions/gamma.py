@@ -11,7 +11,7 @@ import math
 from .. import _C
 from .._factories import arange, rand, randn
 from .._math import xlogy
-from .._runtime import is_grad_enabled, no_grad
+from .._runtime import no_grad, records_grad
 from .._size import Size
 from .._special import digamma, lgamma
 from .._tensor import Tensor
@@ -71,7 +71,7 @@ def _dx_dalpha(x: Tensor, a: Tensor) -> Tensor:
 def gamma_rsample(alpha: Tensor) -> Tensor:
     """Gamma(alpha, 1) draws of alpha's shape whose gradient to alpha is the implicit one."""
     g = standard_gamma(alpha)
-    if alpha.requires_grad and is_grad_enabled():
+    if alpha.requires_grad and records_grad():
         a = alpha.detach()
         g = g + (alpha - a) * _dx_dalpha(g, a)  # the value is g exactly; the gradient dx/da
     return g

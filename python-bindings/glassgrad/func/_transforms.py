@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Sequence, Tuple, Union
 
-from .._runtime import enable_grad, is_grad_enabled
+from .._runtime import enable_grad, records_grad
 from .._shapes import view_as
 from .._tensor import Tensor
 from ..autograd._double_vjp import jvp_of
@@ -67,12 +67,12 @@ class _Inputs:
             self.specs.append(spec)
             self.sizes.append(len(aliases))
             self.leaves += aliases
-        self.create_graph = self.create_graph and is_grad_enabled()
+        self.create_graph = self.create_graph and records_grad()
 
     def see_outputs(self, outputs) -> None:
         """Keeps the graph also when an output depends on a tensor requiring grad that func closes
         over (a model's parameters): the result is then differentiable in it, as torch.func's."""
-        if self.create_graph or not is_grad_enabled():
+        if self.create_graph or not records_grad():
             return
         own = {x._h.identity for x in self.leaves}
         for o in flatten(outputs)[0]:

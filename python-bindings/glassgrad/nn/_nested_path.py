@@ -9,7 +9,7 @@ from typing import Optional
 
 import numpy as np
 
-from .._runtime import is_grad_enabled
+from .._runtime import records_grad
 from .._tensor import Tensor
 
 
@@ -32,6 +32,6 @@ def nested_padding(encoder, src: Tensor, mask, src_key_padding_mask) -> Optional
         return None
     if mask is not None or is_autocast_enabled():
         return None
-    if is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in first.parameters())):
+    if records_grad() and (src.requires_grad or any(p.requires_grad for p in first.parameters())):
         return None
     return padded

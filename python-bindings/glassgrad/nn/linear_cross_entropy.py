@@ -60,9 +60,9 @@ class LinearCrossEntropyOptions:
 def _warn_unchunkable(options, out_features: Tuple[int, ...], reduction: str, label_smoothing: float,
                       target: Tensor, prob_target: bool, input: Tensor, linear_bias) -> None:
     """PyTorch's warning when `options` is given for a configuration its chunked path does not take."""
-    from .._runtime import is_grad_enabled
+    from .._runtime import records_grad
     chunkable_prob = (prob_target and reduction in {"mean", "sum"} and target.dtype == input.dtype
-                      and not (target.requires_grad and is_grad_enabled()))
+                      and not (target.requires_grad and records_grad()))
     if options is None or not (out_features or reduction not in {"mean", "sum", "none"} or label_smoothing != 0.0
                                or (_dtypes._parse(target.dtype) != "int64" and not chunkable_prob)):
         return

@@ -22,7 +22,7 @@ import enum
 import warnings
 from typing import Any, Callable, ContextManager, Iterable, List, Tuple
 
-from .._runtime import is_grad_enabled, no_grad
+from .._runtime import no_grad, records_grad
 from .._tensor import Tensor
 
 __all__ = ["CheckpointError", "CheckpointPolicy", "SelectiveCheckpointContext", "check_backward_validity", "checkpoint",
@@ -165,7 +165,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
             check_backward_validity(args)
             with no_grad():
                 return function(*args)
-        return _reentrant_outputs(function(*args)) if is_grad_enabled() else function(*args)
+        return _reentrant_outputs(function(*args)) if records_grad() else function(*args)
     forward_context, _ = context_fn()
     with forward_context:
         return function(*args, **kwargs)
