@@ -106,6 +106,10 @@ REPOSITORIES = {
     "SRCNN-pytorch": "github.com/yjn870/SRCNN-pytorch",
     "pytorch-wgan": "github.com/Zeleni9/pytorch-wgan",
     "Chinese-Text-Classification-Pytorch": "github.com/649453932/Chinese-Text-Classification-Pytorch",
+    "mixup-cifar10": "github.com/facebookresearch/mixup-cifar10",
+    "CutMix-PyTorch": "github.com/clovaai/CutMix-PyTorch",
+    "knowledge-distillation-pytorch": "github.com/haitongli/knowledge-distillation-pytorch",
+    "ikostrikov-pytorch-flows": "github.com/ikostrikov/pytorch-flows",
 }
 
 
