@@ -448,9 +448,10 @@ def _check_bounds(k, t: Tensor, axis: int, where: str) -> None:
     size = t.shape[axis]
     if values is not None and values.size and (values.min() < -size or values.max() >= size):
         bad = int(values.min()) if values.min() < -size else int(values.max())
-        raise _C.GlassgradIndexError(f"{where}: index {bad} is out of bounds for dimension {axis} with size {size} "
-                                     f"(shape {list(t.shape)})\n  fix: keep indices in [{-size}, {size}) (negative "
-                                     f"ones count from the end)")
+        # the first line is PyTorch's words (scripts match on them); the op follows
+        raise _C.GlassgradIndexError(f"index {bad} is out of bounds for dimension {axis} with size {size} "
+                                     f"(shape {list(t.shape)})\n  {where}: an index list or tensor\n  fix: keep "
+                                     f"indices in [{-size}, {size}) (negative ones count from the end)")
 
 
 def _checked_indices(t: Tensor, bounds, indices: List[Tensor], view_shape, dims, where: str) -> List[Tensor]:

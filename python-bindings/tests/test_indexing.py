@@ -193,6 +193,18 @@ def test_an_out_of_range_index_list_or_computed_cpu_tensor_raises_when_indexing(
     assert x[gg.tensor([-3, 2]), [0, -1]].shape == (2,)
 
 
+def test_an_out_of_range_index_list_or_tensor_begins_with_pytorchs_words():
+    # PyTorch's first line, "index 9 is out of bounds for dimension 0 with size 6", for an int, a
+    # list and a tensor alike (a course notebook indexing data smaller than it assumed)
+    x = gg.zeros(6, 2)
+    for key in (9, [1, 9], gg.tensor([1, 9]), (slice(None), [0, 2])):
+        with pytest.raises(IndexError) as e:
+            x[key]
+        dim, size = (1, 2) if isinstance(key, tuple) else (0, 6)
+        assert str(e.value).split("\n")[0].startswith(
+            f"index {2 if dim else 9} is out of bounds for dimension {dim} with size {size}"), str(e.value)
+
+
 def test_index_tensors_that_do_not_broadcast_raise_index_error_naming_their_shapes():
     # PyTorch: IndexError "shape mismatch: indexing tensors could not be broadcast together with
     # shapes [32], [19930]" (a notebook's probs[torch.arange(32), Y] with Y of the whole data set),
