@@ -9,6 +9,7 @@ PyTorch raises there).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import operator
@@ -80,6 +81,18 @@ def fail(where: str, name: str, want: str, value, fix: str = "", type_error: boo
     got = f"{value!r}" + ("" if isinstance(value, (int, float, str, bool, type(None))) else f" ({type(value).__name__})")
     error = InvalidArgumentTypeError if type_error else _C.InvalidArgumentError
     raise error(f"{where}: {name} must be {want}, got {got}" + (f"\n  fix: {fix}" if fix else ""))
+
+
+@contextlib.contextmanager
+def pytorch_says(sentence: str):
+    """An argument error raised inside starts with PyTorch's own sentence for that check (a script's
+    `pytest.raises(ValueError, match=...)` or `except ValueError as e: if "..." in str(e)` finds it),
+    followed by glassgrad's line naming the argument and its fix. The error's type is unchanged."""
+    try:
+        yield
+    except _C.InvalidArgumentError as e:
+        where, _, ours = str(e).partition(": ")
+        raise type(e)(f"{where}: {sentence}\n  cause: {ours}") from None
 
 
 def real_as_given(value, name: str, where: str, **bounds):

@@ -43,8 +43,9 @@ class CyclicLR(LRScheduler):
         self.total_size = up + down
         self.step_ratio = up / self.total_size
         if scale_fn is None:
-            _args.choice(mode, "mode", where, ("triangular", "triangular2", "exp_range"),
-                         fix="mode='triangular', or pass scale_fn")
+            with _args.pytorch_says("mode is invalid and scale_fn is None"):
+                _args.choice(mode, "mode", where, ("triangular", "triangular2", "exp_range"),
+                             fix="mode='triangular', or pass scale_fn")
         elif not callable(scale_fn):
             _args.fail(where, "scale_fn", "a function of one number (or None)", scale_fn, type_error=True)
         self.mode = mode

@@ -84,12 +84,19 @@ def _check_optimizer(optimizer, where: str) -> None:
             f"Optimizer\n  fix: pass a glassgrad.optim optimizer, e.g. SGD(model.parameters(), lr=0.1)")
 
 
+# PyTorch's sentence for a per-group list of the wrong length, by argument
+_COUNT_SENTENCE = {"lr_lambda": "Expected {n} lr_lambdas, but got {got}", "min_lr": "expected {n} min_lrs, got {got}"}
+
+
 def _per_group(name: str, optimizer: Optimizer, value, where: str, check: Callable[[Any, str], Any]) -> List[Any]:
     """One value per parameter group: a list or tuple of that length, or one value for all;
     each passed through check(value, name)."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
-            _args.fail(where, name, f"one value or {len(optimizer.param_groups)} (one per parameter group)", value)
+            n = len(optimizer.param_groups)
+            sentence = _COUNT_SENTENCE.get(name, f"expected {n} values of {name}, but got {{got}}")
+            with _args.pytorch_says(sentence.format(n=n, got=len(value))):
+                _args.fail(where, name, f"one value or {n} (one per parameter group)", value)
         return [check(v, f"{name}[{i}]") for i, v in enumerate(value)]
     return [check(value, name)] * len(optimizer.param_groups)
 
@@ -162,8 +169,11 @@ def _scheduler_list(where: str, schedulers, optimizer: Optional[Optimizer], fix:
                        "needs the metric)", s, fix="step the ReduceLROnPlateau on its own: plateau.step(val_loss)")
         optimizer = s.optimizer if optimizer is None else optimizer
         if s.optimizer is not optimizer:
-            _args.fail(where, f"schedulers[{i}]", "a scheduler of the same optimizer", s,
-                       fix=f"build every scheduler in the list on the optimizer given to {where}")
+            with _args.pytorch_says(f"{where} expects all schedulers to belong to the same optimizer, but got scheduler "
+                                    f"{type(s).__name__} at index {i} has {s.optimizer}, which is different from "
+                                    f"{type(optimizer).__name__}."):
+                _args.fail(where, f"schedulers[{i}]", "a scheduler of the same optimizer", s,
+                           fix=f"build every scheduler in the list on the optimizer given to {where}")
     return optimizer
 
 
@@ -351,7 +361,8 @@ class ConstantLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1):
         where = "ConstantLR"
-        self.factor = _args.real(factor, "factor", where, minimum=0.0, maximum=1.0, fix="factor=0.5")
+        with _args.pytorch_says("Constant multiplicative factor expected to be between 0 and 1."):
+            self.factor = _args.real(factor, "factor", where, minimum=0.0, maximum=1.0, fix="factor=0.5")
         self.total_iters = _number(total_iters, "total_iters", where, fix="total_iters=5")
         super().__init__(optimizer, last_epoch)
 
@@ -374,9 +385,12 @@ class LinearLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
                  total_iters: int = 5, last_epoch: int = -1):
         where = "LinearLR"
-        self.start_factor = _args.real(start_factor, "start_factor", where, minimum=0.0, maximum=1.0, above=True,
-                                       fix="start_factor=0.1 (a warm-up from a tenth of the rate)")
-        self.end_factor = _args.real(end_factor, "end_factor", where, minimum=0.0, maximum=1.0, fix="end_factor=1.0")
+        with _args.pytorch_says("Starting multiplicative factor expected to be greater than 0 and less or equal to 1."):
+            self.start_factor = _args.real(start_factor, "start_factor", where, minimum=0.0, maximum=1.0, above=True,
+                                           fix="start_factor=0.1 (a warm-up from a tenth of the rate)")
+        with _args.pytorch_says("Ending multiplicative factor expected to be between 0 and 1."):
+            self.end_factor = _args.real(end_factor, "end_factor", where, minimum=0.0, maximum=1.0,
+                                         fix="end_factor=1.0")
         self.total_iters = _number(total_iters, "total_iters", where, fix="total_iters=5")
         super().__init__(optimizer, last_epoch)
 
@@ -476,11 +490,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0, last_epoch: int = -1):
         where = "CosineAnnealingWarmRestarts"
-        self.T_0 = _args.integer(T_0, "T_0", where, minimum=1, fix="T_0=10 (the epochs until the first restart)")
+        with _args.pytorch_says(f"Expected positive integer T_0, but got {T_0}"):
+            self.T_0 = _args.integer(T_0, "T_0", where, minimum=1, fix="T_0=10 (the epochs until the first restart)")
         self.T_i = self.T_0
-        self.T_mult = _args.integer(T_mult, "T_mult", where, minimum=1,
-                                    fix="T_mult=1 (equal periods), or 2 (each period twice the last)")
-        self.eta_min = _number(eta_min, "eta_min", where, fix="eta_min=0.0")
+        with _args.pytorch_says(f"Expected integer T_mult >= 1, but got {T_mult}"):
+            self.T_mult = _args.integer(T_mult, "T_mult", where, minimum=1,
+                                        fix="T_mult=1 (equal periods), or 2 (each period twice the last)")
+        with _args.pytorch_says(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}"):
+            self.eta_min = _number(eta_min, "eta_min", where, fix="eta_min=0.0")
         self.T_cur = _last_epoch(last_epoch, where)
         super().__init__(optimizer, last_epoch)
 
@@ -555,18 +572,23 @@ class OneCycleLR(LRScheduler):
         _check_optimizer(optimizer, where)
         self.optimizer = optimizer
         if total_steps is not None:
-            self.total_steps = _args.integer(total_steps, "total_steps", where, minimum=1)
+            with _args.pytorch_says(f"Expected positive integer total_steps, but got {total_steps}"):
+                self.total_steps = _args.integer(total_steps, "total_steps", where, minimum=1)
         elif epochs is not None and steps_per_epoch is not None:
-            self.total_steps = (_args.integer(epochs, "epochs", where, minimum=1)
-                                * _args.integer(steps_per_epoch, "steps_per_epoch", where, minimum=1))
+            with _args.pytorch_says(f"Expected positive integer epochs, but got {epochs}"):
+                epochs = _args.integer(epochs, "epochs", where, minimum=1)
+            with _args.pytorch_says(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}"):
+                self.total_steps = epochs * _args.integer(steps_per_epoch, "steps_per_epoch", where, minimum=1)
         else:
-            _args.fail(where, "total_steps", "given, or epochs and steps_per_epoch both", total_steps,
-                       fix="OneCycleLR(optimizer, max_lr=0.1, total_steps=len(loader) * epochs)")
+            with _args.pytorch_says("You must define either total_steps OR (epochs AND steps_per_epoch)"):
+                _args.fail(where, "total_steps", "given, or epochs and steps_per_epoch both", total_steps,
+                           fix="OneCycleLR(optimizer, max_lr=0.1, total_steps=len(loader) * epochs)")
         if type(pct_start) is not float:  # PyTorch's check: 0 and 1 are refused, 0.0 and 1.0 taken
             raise _C.InvalidArgumentError(f"{where}: Expected float between 0 and 1 pct_start, but got {pct_start!r}\n"
                                           f"  fix: pct_start=0.3 (a float)")
         pct_start = _args.real(pct_start, "pct_start", where, minimum=0.0, maximum=1.0, fix="pct_start=0.3")
-        _args.choice(anneal_strategy, "anneal_strategy", where, ("cos", "linear"))
+        with _args.pytorch_says(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"):
+            _args.choice(anneal_strategy, "anneal_strategy", where, ("cos", "linear"))
         cycle_momentum = _args.flag(cycle_momentum, "cycle_momentum", where)
         three_phase = _args.flag(three_phase, "three_phase", where)
         # unchecked in PyTorch (0 divides by zero below, as there)
@@ -664,8 +686,11 @@ class SequentialLR(_Composite):
                                "a ChainedScheduler instead")
         milestones = _milestones(milestones, where)
         if len(milestones) != len(schedulers) - 1:
-            _args.fail(where, "milestones", f"{len(schedulers) - 1} epoch numbers (one fewer than the "
-                       f"{len(schedulers)} schedulers)", milestones)
+            with _args.pytorch_says("Sequential Schedulers expects number of schedulers provided to be one more than the "
+                                    f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
+                                    f"number of milestones to be equal to {len(milestones)}"):
+                _args.fail(where, "milestones", f"{len(schedulers) - 1} epoch numbers (one fewer than the "
+                           f"{len(schedulers)} schedulers)", milestones)
         self._schedulers = schedulers
         self._milestones = list(milestones)
         self.last_epoch = last_epoch + 1
@@ -735,8 +760,9 @@ class ReduceLROnPlateau(LRScheduler):
                  threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0, min_lr=0,
                  eps: float = 1e-8):
         where = "ReduceLROnPlateau"
-        self.factor = _args.real_as_given(factor, "factor", where, maximum=1.0, below=True,
-                                          fix="factor=0.1 (new_lr = lr * factor, so a factor < 1.0 lowers the rate)")
+        with _args.pytorch_says("Factor should be < 1.0."):
+            self.factor = _args.real_as_given(factor, "factor", where, maximum=1.0, below=True,
+                                              fix="factor=0.1 (new_lr = lr * factor, so a factor < 1.0 lowers the rate)")
         _check_optimizer(optimizer, where)
         self.optimizer = optimizer
 
@@ -756,10 +782,13 @@ class ReduceLROnPlateau(LRScheduler):
 
     def _init_is_better(self, mode, threshold, threshold_mode) -> None:
         where = "ReduceLROnPlateau"
-        mode = _args.choice(mode, "mode", where, ("min", "max"), fix="mode='min' for a loss, mode='max' for an accuracy")
+        with _args.pytorch_says(f"mode {mode} is unknown!"):
+            mode = _args.choice(mode, "mode", where, ("min", "max"),
+                                fix="mode='min' for a loss, mode='max' for an accuracy")
         threshold = _number(threshold, "threshold", where, fix="threshold=1e-4")
-        threshold_mode = _args.choice(threshold_mode, "threshold_mode", where, ("rel", "abs"),
-                                      fix="threshold_mode='rel' (a fraction of best) or 'abs' (an amount)")
+        with _args.pytorch_says(f"threshold mode {threshold_mode} is unknown!"):
+            threshold_mode = _args.choice(threshold_mode, "threshold_mode", where, ("rel", "abs"),
+                                          fix="threshold_mode='rel' (a fraction of best) or 'abs' (an amount)")
         # set in PyTorch's order (mode_worse first), which its state_dict's keys follow
         self.mode_worse = math.inf if mode == "min" else -math.inf
         self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
