@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C, _args, _autocast, _dtypes
+from . import _C, _args, _autocast, _dtypes, _python_ints
 from ._dtypes import DTYPES
 from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
@@ -92,6 +92,7 @@ def _operands(a, b):
     """NumPy arrays taking part as tensors, so result_type sees their dtype. A list or tuple is
     refused with a TypeError, as PyTorch's functions refuse it (torch.add(x, [1, 2]))."""
     dev = _device_of(a, b)
+    _python_ints.check_ints((a, b))
     fix = [tensor(x, device=dev) if isinstance(x, np.ndarray) else x for x in (a, b)]
     for x in fix:
         if not isinstance(x, Tensor) and not is_number(x):
@@ -173,6 +174,7 @@ def scaled_by_argument(t: Tensor, k) -> Tensor:
     lerp's weight): unlike x * 2, whose number PyTorch wraps as a tensor and saves, it saves nothing
     for the gradient, so a second backward through it is allowed (attribute scalar_arg: see
     check_saved in core-runtime/src/lazy/backward.cpp)."""
+    _python_ints.check_int(k)
     if t.dtype == "bool" or not is_number(k) or isinstance(k, (bool, np.bool_)):
         return mul(t, k)
     return _op("MulScalar", [t], {"value": float(k), "scalar_arg": 1.0})

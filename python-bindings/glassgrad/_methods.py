@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from . import (_args, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
+from . import (_args, _python_ints, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
                _predicates, _reductions, _scans, _shapes, _statistics, _strided)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
@@ -152,6 +152,9 @@ def _with_number(name: str, node: str, sign: float):
         kind = type(other)
         if kind is int or kind is float:
             dt = self.dtype
+            if kind is int and not -(1 << 63) <= other < (1 << 63):  # rare: checked, and wrapped for integers
+                _python_ints.check_int(other, name)
+                other = other if dt.is_floating_point else _python_ints.wrapped(other)
             if dt.is_floating_point or (kind is int and dt != "bool"):
                 # the node's name only where a grad_fn can show it: an index's `i - 1` stays cheap
                 return _op(node, [self], {"value": sign * other, "torch_node": "SubBackward0"}

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _grad_objects, _no_grad_views, _view_base, _view_hooks, _vmap_calls
+from . import _grad_objects, _no_grad_views, _python_ints, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -572,11 +572,15 @@ class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
     negative integer power."""
 
 
-def check_fits(value, dtype, where: str) -> None:
+def check_fits(value, dtype, where: str, python_range: bool = True) -> None:
     """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
     (fill_, full, masked_fill, x[key] = v, clamp's bounds) allows: an integer within [min, max]
     of a signed type or [-max, max] of an unsigned one (a negative one wraps, uint8's -3 being
-    253), a float within [min, max] (no NaN); any number converts to bool or a floating type."""
+    253), a float within [min, max] (no NaN); any number converts to bool or a floating type. A
+    Python int outside [-2**63, 2**64) raises OverflowError first, whatever the dtype (_python_ints),
+    unless python_range is False (torch.tensor's data: there PyTorch's error is this one)."""
+    if python_range:
+        _python_ints.check_int(value, where)
     np_dtype = np.dtype(_NP[_dtypes.plain(dtype)])
     if not isinstance(value, (numbers.Real, np.number, np.bool_)) or np_dtype.kind not in "iu":
         return
@@ -600,7 +604,7 @@ def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
         return
     if arr.dtype.kind == "O":
         for v in arr.ravel():
-            check_fits(v, dtype, "tensor")
+            check_fits(v, dtype, "tensor", python_range=False)
         return
     info = np.iinfo(np.dtype(_NP[dtype]))
     if arr.dtype.kind == "f":
@@ -614,10 +618,12 @@ def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
 
 def scalar_array(value, np_dtype) -> np.ndarray:
     """A Python number as a 0-d array of np_dtype. An integer outside an integer dtype's range
-    wraps, as PyTorch converts scalars (uint8 - 1 is uint8 + 255, fill_(-1) of uint8 writes 255);
-    one outside int64 raises Python's OverflowError."""
+    wraps, as PyTorch converts scalars (uint8 - 1 is uint8 + 255, fill_(-1) of uint8 writes 255;
+    2**63 is -2**63); a Python int outside [-2**63, 2**64) raises OverflowError (_python_ints)."""
+    _python_ints.check_int(value)
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
             and np.dtype(np_dtype).kind in "iu":
+        value = _python_ints.wrapped(value) if type(value) is int else value
         return np.asarray(value, dtype=np.int64).astype(np_dtype)
     return np.asarray(value, dtype=np_dtype)
 
