@@ -1,6 +1,6 @@
 """Module._apply(fn, recurse=True), PyTorch's one path for converting a model's tensors: fn is
 applied to every parameter, buffer and parameter gradient, children first, and each parameter and
-buffer keeps its object (its data becomes fn's result). Models override it to convert tensors of
+buffer takes fn's result (install: a parameter keeps its object, a buffer is a new tensor). Models override it to convert tensors of
 their own along, calling super()._apply(fn) first (a detection head that moves its anchor grid:
 `def _apply(self, fn): self = super()._apply(fn); self.grid = fn(self.grid); return self`), so
 Module.to, cuda, cpu, float, double, half, bfloat16 and type go through it whenever a module of
@@ -21,7 +21,7 @@ def apply_fn(module, fn: Callable, recurse: bool = True):
     buffers, all of them rebound at once (an error leaves them as they were), then the gradients."""
     from .._runtime import no_grad
     from .._tensor import Tensor
-    from .module import Parameter, _leaf_for, rebind_all
+    from .module import Parameter, _leaf_for
     if recurse:
         for child in module.children():
             child._apply(fn)
@@ -39,7 +39,28 @@ def apply_fn(module, fn: Callable, recurse: bool = True):
                     pairs.append((t, _leaf_for(t, new._raw())))
                 if isinstance(t, Parameter) and t.grad is not None:
                     grads.append((t, fn(t.grad)))
-    rebind_all(pairs)
+    install(module, pairs, recurse=False)
     for t, grad in grads:
         t.grad = grad
     return module
+
+
+def install(root, pairs, recurse: bool = True) -> None:
+    """[(tensor, its converted leaf)] for the parameters and buffers of root (and, with recurse, of
+    its submodules), as PyTorch's _apply installs them: a parameter keeps its object, pointed at its
+    new leaf (param.data = fn(param)); a buffer's entries become a new tensor over its leaf and the
+    old object, perhaps a tensor the caller registered, stays as it was (_buffers[key] = fn(buf):
+    model.half() leaves that tensor float32). A buffer shared by two entries stays shared. The leaves
+    are made before this is called, so a failed conversion leaves the model as it was."""
+    from .._tensor import _wrap
+    from .module import _bump_structure_version, rebind_all
+    modules = list(root.modules()) if recurse else [root]
+    buffers = {id(b) for m in modules for b in m._buffers.values() if b is not None}
+    replaced = {id(t): _wrap(leaf) for t, leaf in pairs if id(t) in buffers}
+    rebind_all([(t, leaf) for t, leaf in pairs if id(t) not in buffers])
+    for m in modules:
+        for name, b in m._buffers.items():
+            if b is not None and id(b) in replaced:
+                m._buffers[name] = replaced[id(b)]
+    if replaced:
+        _bump_structure_version()  # compiled steps re-trace with the new buffers

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 
 def type_all(module, dst_type) -> None:
-    """Converts module's parameters, buffers and gradients in place (one rebind: all or none)."""
-    from .module import Parameter, _leaf_for, rebind_all
+    """Converts module's parameters, buffers and gradients (_module_apply.install: all or none)."""
+    from ._module_apply import install
+    from .module import Parameter, _leaf_for
     pairs, grads = [], []
     for t in list(module.parameters()) + list(module.buffers()):
         new = t.detach().type(dst_type)
@@ -21,6 +22,6 @@ def type_all(module, dst_type) -> None:
         pairs.append((t, _leaf_for(t, new._raw())))
         if t.grad is not None:
             grads.append((t, t.grad.type(dst_type)))
-    rebind_all(pairs)
+    install(module, pairs)
     for t, grad in grads:
         t.grad = grad

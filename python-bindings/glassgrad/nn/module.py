@@ -1066,8 +1066,8 @@ class Module:
         if device is None:
             return self
         d = _device.normalize(device)
-        rebind_all([(t, _leaf_for(t, t._raw().to(d)))
-                    for t in list(self.parameters()) + list(self.buffers()) if t.device != d])
+        _applied.install(self, [(t, _leaf_for(t, t._raw().to(d)))
+                                for t in list(self.parameters()) + list(self.buffers()) if t.device != d])
         return self
 
     def astype(self, dtype) -> "Module":
@@ -1080,7 +1080,8 @@ class Module:
         moved = [t for t in list(self.parameters()) + list(self.buffers())
                  if t.dtype != name and t.dtype.is_floating_point]
         grads = [(t, t.grad.to(name)) for t in moved if t.grad is not None]
-        rebind_all([(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name))) for t in moved])
+        _applied.install(self, [(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name)))
+                                for t in moved])
         for t, grad in grads:
             t.grad = grad
         return self
