@@ -80,3 +80,17 @@ def test_pytorch_leaves_the_registered_tensor():
     m.register_buffer("b", t)
     m.double()
     assert t.dtype == torch.float32 and m.b is not t and m.b.dtype == torch.float64
+
+
+@pytest.mark.parametrize("convert", [lambda m: m.double(), lambda m: m.type(gg.float64),
+                                     lambda m: m._apply(lambda t: t.double())])
+def test_a_buffer_that_requires_grad_converts(convert):
+    m = gg.nn.Linear(3, 1)
+    m.b = gg.nn.Buffer(gg.ones(3))
+    m.b.requires_grad_()
+    m(gg.ones(2, 3) * m.b).sum().backward()
+    old = m.b
+    convert(m)
+    assert m.b.dtype == gg.float64 and m.b.requires_grad and m.b.grad is None
+    assert old.grad is not None and old.grad.dtype == gg.float32
+    assert m.weight.grad.dtype == gg.float64  # a parameter's gradient goes along

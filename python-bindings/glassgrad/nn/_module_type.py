@@ -20,7 +20,7 @@ def type_all(module, dst_type) -> None:
                                f"requires grad and would become {new.dtype}\n  fix: a floating type "
                                f"(model.type(torch.FloatTensor)), or requires_grad_(False) on the parameters first")
         pairs.append((t, _leaf_for(t, new._raw())))
-        if t.grad is not None:
+        if isinstance(t, Parameter) and t.grad is not None:  # a buffer is a new tensor (install)
             grads.append((t, t.grad.type(dst_type)))
     install(module, pairs)
     for t, grad in grads:

@@ -173,7 +173,7 @@ def _leaf_for(t: Tensor, raw: "_C.Tensor"):
     """A new leaf holding `raw`, of t's kind (parameter or state), name and requires_grad (a
     frozen parameter stays frozen through load_state_dict, .to(dtype) and .double())."""
     kind = "parameter" if isinstance(t, Parameter) else "state"
-    return _C.lazy_leaf(raw, kind, kind == "parameter" and t.requires_grad, t.name)
+    return _C.lazy_leaf(raw, kind, t.requires_grad, t.name)
 
 
 def _new_data(t: Tensor, arr, device: Optional[str] = None):
@@ -1079,7 +1079,7 @@ class Module:
             return self._apply(lambda t: t.to(name) if t.dtype.is_floating_point else t)
         moved = [t for t in list(self.parameters()) + list(self.buffers())
                  if t.dtype != name and t.dtype.is_floating_point]
-        grads = [(t, t.grad.to(name)) for t in moved if t.grad is not None]
+        grads = [(t, t.grad.to(name)) for t in moved if isinstance(t, Parameter) and t.grad is not None]
         _applied.install(self, [(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name)))
                                 for t in moved])
         for t, grad in grads:
