@@ -127,11 +127,13 @@ _OPERATORS.update({f"__r{n}__": _reflected(f) for n, f in _BINARY.items()})
 
 
 def _rtruediv(self, other):
-    """other / self: PyTorch's is self.reciprocal() * other, so an ndarray on the left gets NumPy's
-    product with the reciprocal (where a + x is a TypeError)."""
+    """other / self: PyTorch's is self.reciprocal() * other, rounding twice (2.5 / x of bfloat16 or
+    float32 may differ from torch.div(2.5, x) in the last place; the graph is MulBackward0 of
+    ReciprocalBackward0), and an ndarray on the left gets NumPy's product with the reciprocal
+    (where a + x is a TypeError)."""
     if isinstance(other, np.ndarray):
         return self.reciprocal() * other
-    return _math.div(other, self) if isinstance(other, _OPERANDS) else NotImplemented
+    return _math.mul(_math.reciprocal(self), other) if isinstance(other, _OPERANDS) else NotImplemented
 
 
 _OPERATORS["__rtruediv__"] = _rtruediv
