@@ -276,17 +276,20 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     groups splits the channels into independent convolutions (groups = C: depthwise). The
     engine's shape rule checks every argument against the shapes."""
     # A layer's arguments are the same objects every call: their attrs, checked once (_args.remember).
+    # Each entry holds the attrs and, for a recorded call without bias, the same with PyTorch's
+    # operands; both dicts are shared by every call with those arguments, never mutated.
     known = _CONV2D_ATTRS.get((id(stride), id(padding), id(dilation), id(groups)))
     if known is not None:
-        attrs = known[1]
+        attrs, tracked = known[1]
     else:
         attrs = _conv2d_attrs(input, weight, stride, padding, dilation, groups)
+        tracked = {**attrs, "torch_operands": _CONV_WITHOUT_BIAS}
         if not isinstance(padding, str):  # 'same' depends on the input's size
-            _args.remember(_CONV2D_ATTRS, (stride, padding, dilation, groups), attrs)
+            _args.remember(_CONV2D_ATTRS, (stride, padding, dilation, groups), (attrs, tracked))
     rest = [weight] if bias is None else [weight, bias]
     if bias is None and _C.grad_enabled() and ((isinstance(weight, Tensor) and weight._h.requires_grad)
                                                or (isinstance(input, Tensor) and input._h.requires_grad)):
-        attrs = {**attrs, "torch_operands": _CONV_WITHOUT_BIAS}  # (a copy: the remembered attrs are shared)
+        attrs = tracked
     if isinstance(input, Tensor):
         shape = input._h.shape
         if len(shape) != 4:
