@@ -110,6 +110,8 @@ REPOSITORIES = {
     "CutMix-PyTorch": "github.com/clovaai/CutMix-PyTorch",
     "knowledge-distillation-pytorch": "github.com/haitongli/knowledge-distillation-pytorch",
     "ikostrikov-pytorch-flows": "github.com/ikostrikov/pytorch-flows",
+    "pbloem-former": "github.com/pbloem/former",
+    "PPO-PyTorch": "github.com/nikhilbarhate99/PPO-PyTorch",
 }
 
 
