@@ -103,7 +103,7 @@ def _asymptotic(n: int, y: Tensor) -> Tensor:
             p = p * inv * inv
         return s
     # (-1)^(n+1) [(n-1)!/y^n + n!/(2 y^(n+1)) + sum_k B_2k (2k+n-1)!/(2k)! / y^(2k+n)]
-    s = math.factorial(n - 1) * inv ** n + math.factorial(n) / 2 * inv ** (n + 1)
+    s = float(math.factorial(n - 1)) * inv ** n + math.factorial(n) / 2 * inv ** (n + 1)
     for k, b in enumerate(_BERNOULLI, start=1):
         s = s + (b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)) * inv ** (2 * k + n)
     return s if n % 2 == 1 else -s
@@ -117,7 +117,7 @@ def _polygamma_right(n: int, x: Tensor) -> Tensor:
     acc = x * 0
     for k in range(N):
         acc = acc + (1 / (x + k) if n == 0 else (x + k) ** -(n + 1))
-    scale = -1.0 if n == 0 else (-1) ** (n + 1) * math.factorial(n)
+    scale = -1.0 if n == 0 else float((-1) ** (n + 1) * math.factorial(n))  # floats: n! passes 2**64 (_python_ints)
     return _asymptotic(n, y) - where(small, acc, 0.0) * (-scale if n == 0 else -scale)
 
 
@@ -138,7 +138,7 @@ def polygamma(n: int, x: Tensor, near_root: bool = True) -> Tensor:
     c = 1 / (math.pi * _reduced(x)).tan()  # cot(pi x): period 1
     poly = x * 0
     for coef in reversed(_cot_derivative_polynomial(n)):
-        poly = poly * c + coef
+        poly = poly * c + float(coef)  # a float: a large n's integer coefficients pass 2**64 (_python_ints)
     # psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x))
     reflected = (-1) ** n * right - math.pi ** (n + 1) * poly
     y = where(low, reflected, right)

@@ -75,3 +75,12 @@ def test_ints_from_2_63_wrap_for_integer_tensors():
     assert (gg.tensor([1], dtype=gg.uint8) + (2 ** 64 - 1)).tolist() == [0]
     assert (gg.tensor([1]) + 2 ** 63).tolist() == [1 - 2 ** 63]
     assert (gg.tensor([5], dtype=gg.int16) * (2 ** 64 - 1)).tolist() == [-5]
+
+
+def test_library_functions_with_large_integer_constants_still_compute():
+    # lgamma's reflection and polygamma's series use n! and polynomial coefficients beyond 2**64
+    import math
+    x = [-2.5, 0.5, 3.7]
+    np.testing.assert_allclose(gg.lgamma(gg.tensor(x, dtype=gg.float64)).numpy(), [math.lgamma(v) for v in x],
+                               rtol=1e-6)
+    assert np.isfinite(gg.polygamma(25, gg.tensor([-2.5, 3.7], dtype=gg.float64)).numpy()).all()
