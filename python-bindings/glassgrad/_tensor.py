@@ -576,12 +576,19 @@ def check_fits(value, dtype, where: str, python_range: bool = True) -> None:
     """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
     (fill_, full, masked_fill, x[key] = v, clamp's bounds) allows: an integer within [min, max]
     of a signed type or [-max, max] of an unsigned one (a negative one wraps, uint8's -3 being
-    253), a float within [min, max] (no NaN); any number converts to bool or a floating type. A
+    253), a float within [min, max] (no NaN); any number converts to bool or a floating type but
+    a finite float beyond float32's range to float32 (float16 and bfloat16 take it as inf). A
     Python int outside [-2**63, 2**64) raises OverflowError first, whatever the dtype (_python_ints),
     unless python_range is False (torch.tensor's data: there PyTorch's error is this one)."""
     if python_range:
         _python_ints.check_int(value, where)
-    np_dtype = np.dtype(_NP[_dtypes.plain(dtype)])
+    name = _dtypes.plain(dtype)
+    np_dtype = np.dtype(_NP[name])
+    if name == "float32" and isinstance(value, (float, np.floating)) and math.isfinite(value) \
+            and abs(value) > _FLOAT32_MAX:
+        raise RefusedValueError(f"{where}: value cannot be converted to type float without overflow: {value} is "
+                                f"beyond float32's largest finite value {_FLOAT32_MAX:.8g}\n  fix: a value "
+                                f"inside the range, float('inf') for an infinity, or compute in float64: x.double()")
     if not isinstance(value, (numbers.Real, np.number, np.bool_)) or np_dtype.kind not in "iu":
         return
     info = np.iinfo(np_dtype)
@@ -595,6 +602,8 @@ def check_fits(value, dtype, where: str, python_range: bool = True) -> None:
 
 
 _INTEGER_NAMES = frozenset({"uint8", "int8", "int16", "int32", "int64"})
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT16_MAX = float(np.finfo(np.float16).max)
 
 
 def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
@@ -625,6 +634,9 @@ def scalar_array(value, np_dtype) -> np.ndarray:
             and np.dtype(np_dtype).kind in "iu":
         value = _python_ints.wrapped(value) if type(value) is int else value
         return np.asarray(value, dtype=np.int64).astype(np_dtype)
+    if isinstance(value, float) and not -_FLOAT16_MAX <= value <= _FLOAT16_MAX:  # inf, silently, as PyTorch
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=np_dtype)
     return np.asarray(value, dtype=np_dtype)
 
 
@@ -692,18 +704,18 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     if want is not None:
         if not isinstance(data, (np.ndarray, np.generic)) and want in _INTEGER_NAMES:
             _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor
-        arr = arr.astype(_NP[want], copy=False)  # an explicit dtype is the user's conversion
+        arr = _quiet_cast(arr, _NP[want])  # an explicit dtype is the user's conversion
     elif isinstance(data, (list, tuple)) and arr.dtype.kind in "biuf" \
             and (inferred := _dtypes.data_dtype(data)) is not None:
         # a list's elements promote together, NumPy scalars with their own dtype (torch.tensor)
         want = _dtypes.plain(inferred)
-        arr = arr.astype(_NP[want], copy=False)
+        arr = _quiet_cast(arr, _NP[want])
         want = None if want != "bfloat16" else want
     elif not isinstance(data, (np.ndarray, np.generic)):
         # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
         # NumPy arrays and scalars keep their dtype (np.float64 is a float subclass: test it first).
         if arr.dtype.kind == "f":
-            arr = arr.astype(_NP[_dtypes.plain(_dtypes.DEFAULT_FLOAT)])
+            arr = _quiet_cast(arr, _NP[_dtypes.plain(_dtypes.DEFAULT_FLOAT)])
             want = None if _dtypes.DEFAULT_FLOAT != "bfloat16" else "bfloat16"
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
@@ -713,6 +725,16 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     label = name or f"tensor@{_C.user_source(_PACKAGE_DIR)}"  # (_trace.user_source)
     raw = _C.Tensor.from_numpy(arr, dev, label) if want is None else raw_from_numpy(arr, dev, label, want)
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
+
+
+def _quiet_cast(arr: np.ndarray, np_dtype) -> np.ndarray:
+    """arr as np_dtype, a float beyond the type's range becoming +-inf and a NaN or infinity cast
+    to an integer type without NumPy's RuntimeWarning: torch.tensor([1e6], dtype=float16) is inf,
+    silently (docs/porting.md, "Python numbers beside tensors")."""
+    if arr.dtype.kind != "f":
+        return arr.astype(np_dtype, copy=False)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(np_dtype, copy=False)
 
 
 def warn_copy_construct(spelled: str) -> None:
