@@ -95,6 +95,16 @@ def pytorch_says(sentence: str):
         raise type(e)(f"{where}: {sentence}\n  cause: {ours}") from None
 
 
+def integer_as_pytorch(value, name: str, where: str, minimum: int, below: str, wrong_type: str = "",
+                       fix: str = "") -> int:
+    """integer()'s check whose error starts with PyTorch's sentence for it (pytorch_says): `below`
+    for an int under minimum, `wrong_type` (where PyTorch has one) for a value that is no int."""
+    with pytorch_says(wrong_type) if wrong_type else contextlib.nullcontext():
+        v = integer(value, name, where, fix=fix)
+    with pytorch_says(below):
+        return integer(v, name, where, minimum, fix)
+
+
 def real_as_given(value, name: str, where: str, **bounds):
     """real()'s check, keeping a Python int or float as given: an optimizer's hyperparameters
     stay what the script passed (SGD's momentum=0 prints as 0 in PyTorch's param_groups and repr);

@@ -303,8 +303,9 @@ class MultiheadAttention(Module):
                  vdim: Optional[int] = None, batch_first: bool = False, device=None, dtype=None):
         super().__init__()
         where = _args.call("MultiheadAttention", embed_dim, num_heads)
-        self.embed_dim = _args.integer(embed_dim, "embed_dim", where, minimum=1, fix="MultiheadAttention(512, 8)")
-        self.num_heads = _args.integer(num_heads, "num_heads", where, minimum=1, fix="MultiheadAttention(512, 8)")
+        says = f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and num_heads={num_heads} instead"
+        self.embed_dim = _args.integer_as_pytorch(embed_dim, "embed_dim", where, 1, says, fix="MultiheadAttention(512, 8)")
+        self.num_heads = _args.integer_as_pytorch(num_heads, "num_heads", where, 1, says, fix="MultiheadAttention(512, 8)")
         self.kdim = self.embed_dim if kdim is None else _args.integer(kdim, "kdim", where, minimum=1)
         self.vdim = self.embed_dim if vdim is None else _args.integer(vdim, "vdim", where, minimum=1)
         self._qkv_same_embed_dim = self.kdim == self.embed_dim and self.vdim == self.embed_dim

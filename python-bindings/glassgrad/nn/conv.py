@@ -44,7 +44,7 @@ class _ConvNd(Module):
         self.kernel_size = int_tuple(kernel_size, n, "kernel_size", where, minimum=1)
         self.stride = int_tuple(stride, n, "stride", where, minimum=1)
         self.dilation = int_tuple(dilation, n, "dilation", where, minimum=1)
-        self.groups = _args.integer(groups, "groups", where, minimum=1)
+        self.groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, ("zeros", "reflect", "replicate",
                                                                                "circular"),
                                          fix="padding_mode='zeros' (PyTorch's default)")
@@ -52,8 +52,9 @@ class _ConvNd(Module):
             raise _C.InvalidArgumentError(f'{where}: Only "zeros" padding mode is supported for {name}\n'
                                           f'  fix: padding_mode="zeros"')
         if isinstance(padding, str) and not self._TRANSPOSED:
-            self.padding = _args.choice(padding, "padding", where, ("same", "valid"),
-                                        fix="padding='same' keeps the length (stride 1)")
+            with _args.pytorch_says(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}"):
+                self.padding = _args.choice(padding, "padding", where, ("same", "valid"),
+                                            fix="padding='same' keeps the length (stride 1)")
             _args.no_strided_same(where, self.padding, self.stride)
         else:
             self.padding = int_tuple(padding, n, "padding", where, minimum=0)

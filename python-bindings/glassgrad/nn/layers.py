@@ -114,20 +114,22 @@ class Conv2d(Module):
         k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
         in_channels = _args.integer(in_channels, "in_channels", where, minimum=1)
         out_channels = _args.integer(out_channels, "out_channels", where, minimum=1)
-        groups = _args.integer(groups, "groups", where, minimum=1)
+        groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
         bias = _args.flag(bias, "bias", where)
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, _PADDING_MODES,
                                          fix="padding_mode='zeros' (PyTorch's default)")
         if isinstance(padding, str):
-            _args.choice(padding, "padding", where, ("same", "valid"), fix="padding='same' keeps H and W (stride 1)")
+            with _args.pytorch_says(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}"):
+                _args.choice(padding, "padding", where, ("same", "valid"), fix="padding='same' keeps H and W (stride 1)")
             self.padding = padding
         else:
             self.padding = _args.int_pair(padding, "padding", where, minimum=0)
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
             if int(v) % groups != 0:
                 raise _C.InvalidArgumentError(
-                    f"Conv2d({in_channels}, {out_channels}, {kernel_size}, groups={groups}): {what}={v} is not "
-                    f"divisible by groups={groups}\n  cause: a grouped convolution splits the input and output "
+                    f"Conv2d({in_channels}, {out_channels}, {kernel_size}, groups={groups}): {what} must be divisible "
+                    f"by groups\n  cause: {what}={v} is not divisible by groups={groups}; a grouped convolution "
+                    f"splits the input and output "
                     f"channels into `groups` equal slices\n  fix: choose groups dividing both {in_channels} and "
                     f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k

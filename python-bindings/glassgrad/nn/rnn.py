@@ -122,10 +122,15 @@ class RNNBase(Module):
             raise _C.InvalidArgumentError(f"Unrecognized RNN mode: {mode}\n  fix: mode is 'LSTM', 'GRU', 'RNN_TANH' or "
                                           f"'RNN_RELU'")
         self.mode = mode
-        self.input_size = _args.integer(input_size, "input_size", where, minimum=0)
-        self.hidden_size = _args.integer(hidden_size, "hidden_size", where, minimum=1,
-                                         fix=f"{name}({input_size}, 128)")
-        self.num_layers = _args.integer(num_layers, "num_layers", where, minimum=1, fix="num_layers=1")
+        # PyTorch's RNNBase checks, its sentences first (_args.integer_as_pytorch)
+        self.input_size = _args.integer_as_pytorch(
+            input_size, "input_size", where, 1, "input_size must be greater than zero",
+            f"input_size should be of type int, got: {type(input_size).__name__}")
+        self.hidden_size = _args.integer_as_pytorch(
+            hidden_size, "hidden_size", where, 1, "hidden_size must be greater than zero",
+            f"hidden_size should be of type int, got: {type(hidden_size).__name__}", fix=f"{name}({input_size}, 128)")
+        self.num_layers = _args.integer_as_pytorch(num_layers, "num_layers", where, 1,
+                                                   "num_layers must be greater than zero", fix="num_layers=1")
         self.bias = _args.flag(bias, "bias", where)
         self.batch_first = _args.flag(batch_first, "batch_first", where)
         # PyTorch's check: a number, not a bool, in [0, 1] (nan refused)
@@ -135,8 +140,9 @@ class RNNBase(Module):
             raise _C.InvalidArgumentError(f"{where}: dropout should be a number in range [0, 1] representing the "
                                           f"probability of an element being zeroed, got {dropout}\n  fix: {fix}")
         self.bidirectional = _args.flag(bidirectional, "bidirectional", where)
-        self.proj_size = _args.integer(proj_size, "proj_size", where, minimum=0,
-                                       fix="proj_size=0 (no projection)")
+        self.proj_size = _args.integer_as_pytorch(
+            proj_size, "proj_size", where, 0, "proj_size should be a positive integer or zero to disable projections",
+            fix="proj_size=0 (no projection)")
         if self.proj_size >= self.hidden_size:
             raise _C.InvalidArgumentError(f"{where}: proj_size has to be smaller than hidden_size, got proj_size="
                                           f"{self.proj_size} and hidden_size={self.hidden_size}\n"
