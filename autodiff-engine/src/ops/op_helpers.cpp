@@ -30,13 +30,35 @@ void expect_one_dtype_and_device(const ShapeContext& ctx, const char* cause, con
   }
 }
 
+namespace {
+
+// PyTorch's sentence for two shapes that do not broadcast ("The size of tensor a (2) must match the
+// size of tensor b (3) at non-singleton dimension 1": the rightmost mismatch, the dimension counted in
+// the broadcast result), the first line of the error (docs/porting.md, the row on shapes that do not
+// broadcast).
+std::string broadcast_mismatch(const Shape& a, const Shape& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  for (size_t k = 0; k < rank; ++k) {  // from the right, as PyTorch's infer_size reports the last mismatch
+    const size_t dim = rank - 1 - k;
+    const int64_t sa = k < a.size() ? a[a.size() - 1 - k] : 1;
+    const int64_t sb = k < b.size() ? b[b.size() - 1 - k] : 1;
+    if (sa != sb && sa != 1 && sb != 1) {
+      return "The size of tensor a (" + std::to_string(sa) + ") must match the size of tensor b (" +
+             std::to_string(sb) + ") at non-singleton dimension " + std::to_string(dim);
+    }
+  }
+  return "shapes " + shape_str(a) + " and " + shape_str(b) + " cannot be broadcast together";
+}
+
+}  // namespace
+
 Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) {
   Shape out;
   if (broadcast_shapes(ctx.in(a).shape, ctx.in(b).shape, out)) return out;
-  ctx.fail(ErrorMessage("shapes " + shape_str(ctx.in(a).shape) + " and " + shape_str(ctx.in(b).shape) +
-                        " cannot be broadcast together")
-               .detail("broadcasting aligns shapes from the right; each pair of sizes must be "
-                       "equal or one of them 1")
+  ctx.fail(ErrorMessage(broadcast_mismatch(ctx.in(a).shape, ctx.in(b).shape))
+               .detail("shapes " + shape_str(ctx.in(a).shape) + " and " + shape_str(ctx.in(b).shape) +
+                       " cannot be broadcast together: broadcasting aligns shapes from the right; each pair "
+                       "of sizes must be equal or one of them 1")
                .fix("reshape one side so the sizes line up, e.g. b.reshape(1, -1)"));
 }
 
