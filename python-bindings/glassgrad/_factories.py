@@ -164,11 +164,19 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 
 @factory_out
+def _sizes_given(size, fill_value, fn: str) -> None:
+    """PyTorch's full and new_full take the sizes as one sequence, never a bare int (zeros(3) does)."""
+    if isinstance(size, (numbers.Integral, np.integer)):
+        raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}\n"
+                        f"  fix: a tuple of sizes: {fn}(({size},), {fill_value!r})")
+
+
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
          pin_memory=False) -> Tensor:
     """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an
     int: int64, a float: float32) unless given."""
-    shape = _shape_args((size,), "full") if not isinstance(size, (numbers.Integral, np.integer)) else (int(size),)
+    _sizes_given(size, fill_value, "full")
+    shape = _shape_args((size,), "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if not isinstance(fill_value, (numbers.Number, np.number, np.bool_)):  # PyTorch's TypeError
@@ -620,6 +628,7 @@ def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool 
 def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
              pin_memory=False) -> Tensor:
     """fill_value in `size` with this tensor's dtype and device unless given (Tensor.new_full)."""
+    _sizes_given(size, fill_value, "new_full")
     dt, dev = _like(self, dtype, device)
     return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 

@@ -1,0 +1,27 @@
+"""torch.full and Tensor.new_full take the sizes as one sequence: a bare int (a Python or NumPy
+int) is PyTorch's TypeError, where zeros(3) and ones(3) take it (docs/porting.md)."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+
+@pytest.mark.parametrize("size", [3, np.int64(3)])
+def test_full_refuses_a_bare_int(size):
+    with pytest.raises(TypeError, match=r"full\(\): argument 'size' \(position 1\) must be tuple of ints"):
+        gg.full(size, 1.5)
+
+
+def test_new_full_refuses_a_bare_int_with_its_name():
+    with pytest.raises(TypeError, match=r"^new_full\(\): argument 'size'") as e:
+        gg.tensor([1.0]).new_full(3, 1.5)
+    assert "new_full((3,), 1.5)" in str(e.value)  # the fix
+
+
+def test_sequences_and_empty_sizes_still_work():
+    assert gg.full((3,), 1.5).tolist() == [1.5, 1.5, 1.5]
+    assert gg.full([2, 1], 2).tolist() == [[2], [2]]
+    assert gg.full(gg.Size([2]), True).tolist() == [True, True]
+    assert gg.full([], 1.5).tolist() == 1.5
+    assert gg.tensor([1]).new_full((2,), 7).tolist() == [7, 7]
+    assert gg.zeros(3).tolist() == [0.0, 0.0, 0.0]
