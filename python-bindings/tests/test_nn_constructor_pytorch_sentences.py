@@ -29,6 +29,7 @@ CASES = [
     ("nn.Conv2d(3, 4, 3, padding='bad')", ValueError, "Invalid padding string 'bad', should be one of"),
     ("nn.Conv1d(3, 4, 3, padding='full')", ValueError, "Invalid padding string 'full', should be one of"),
     ("nn.GroupNorm(3, 4)", ValueError, "num_channels (4) must be divisible by num_groups (3)"),
+    ("nn.Bilinear(0, 2, 3)", ValueError, "in1_features must be > 0, but got (in1_features=0)"),
 ]
 
 

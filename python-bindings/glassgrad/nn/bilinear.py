@@ -18,7 +18,8 @@ class Bilinear(Module):
                  dtype=None):
         super().__init__()
         where = _args.call("Bilinear", in1_features, in2_features, out_features)
-        self.in1_features = _args.integer(in1_features, "in1_features", where, minimum=1)
+        self.in1_features = _args.integer_as_pytorch(
+            in1_features, "in1_features", where, 1, f"in1_features must be > 0, but got (in1_features={in1_features})")
         self.in2_features = _args.integer(in2_features, "in2_features", where, minimum=1)
         self.out_features = _args.integer(out_features, "out_features", where, minimum=1)
         bound = 1.0 / math.sqrt(self.in1_features)
