@@ -585,7 +585,7 @@ def check_fits(value, dtype, where: str, python_range: bool = True) -> None:
     name = _dtypes.plain(dtype)
     np_dtype = np.dtype(_NP[name])
     if name == "float32" and isinstance(value, (float, np.floating)) and math.isfinite(value) \
-            and abs(value) > _FLOAT32_MAX:
+            and abs(float(value)) > _FLOAT32_MAX:
         raise RefusedValueError(f"{where}: value cannot be converted to type float without overflow: {value} is "
                                 f"beyond float32's largest finite value {_FLOAT32_MAX:.8g}\n  fix: a value "
                                 f"inside the range, float('inf') for an infinity, or compute in float64: x.double()")

@@ -187,8 +187,10 @@ def test_function_errors_name_the_function():
 
     with pytest.raises(RuntimeError, match="invalid gradient at index 0"):
         WrongShape.apply(_leaf(XN)).sum().backward()
-    with pytest.raises(RuntimeError, match="static forward"):
-        Legendre3()
+    with pytest.warns(DeprecationWarning, match="should not be instantiated"):  # PyTorch's: a warning, then
+        legacy = Legendre3()
+    with pytest.raises(RuntimeError, match="static forward"):  # the call raises
+        legacy(_leaf(XN))
 
 
 def test_function_without_inputs_needing_grad_records_nothing():
