@@ -163,7 +163,6 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
     return held.permute(*[order.index(d) for d in range(len(shape))])
 
 
-@factory_out
 def _sizes_given(size, fill_value, fn: str) -> None:
     """PyTorch's full and new_full take the sizes as one sequence, never a bare int (zeros(3) does)."""
     if isinstance(size, (numbers.Integral, np.integer)):
@@ -171,6 +170,7 @@ def _sizes_given(size, fill_value, fn: str) -> None:
                         f"  fix: a tuple of sizes: {fn}(({size},), {fill_value!r})")
 
 
+@factory_out
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
          pin_memory=False) -> Tensor:
     """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an

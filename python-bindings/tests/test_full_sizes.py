@@ -25,3 +25,12 @@ def test_sequences_and_empty_sizes_still_work():
     assert gg.full([], 1.5).tolist() == 1.5
     assert gg.tensor([1]).new_full((2,), 7).tolist() == [7, 7]
     assert gg.zeros(3).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_full_writes_into_out():
+    # full(..., out=o) fills o (resized, in o's dtype) and returns o itself, as PyTorch's out= factories do
+    out = gg.empty(0)
+    result = gg.full((2, 2), 7, out=out)
+    assert result is out
+    assert out.dtype == gg.float32 and out.shape == (2, 2)
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 2), 7.0, np.float32))
