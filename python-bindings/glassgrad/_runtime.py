@@ -191,10 +191,10 @@ def is_grad_enabled() -> bool:
     return _C.grad_enabled()
 
 
-def records_grad() -> bool:
-    """Whether ops run now on this thread are recorded for autograd: the gradient mode, and no
-    inference_mode() block on (docs/autograd.md, the grad-mode switches). Library code asks this one."""
-    return _C.grad_enabled()
+# records_grad(): whether ops run now on this thread are recorded for autograd: the gradient mode,
+# and no inference_mode() block on (docs/autograd.md, the grad-mode switches). Library code asks
+# this one; it is the runtime's flag itself (_set_grad_mode keeps it so), read with no Python frame.
+records_grad = _C.grad_enabled
 
 
 def _set_grad_mode(enabled: bool) -> None:

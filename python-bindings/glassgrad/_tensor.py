@@ -1522,21 +1522,17 @@ class Tensor:
         anomalous = anomaly.is_anomaly_enabled()  # (read once: the check after needs the leaves read before)
         if anomalous:
             leaves = [_wrap(h) for h in self._h.leaves_requiring_grad()]
-        if _pending_gradient_sync:  # a DistributedDataParallel forward ran: average its gradients
-            wrappers = list(dict.fromkeys(_pending_gradient_sync))
-            _pending_gradient_sync.clear()
-            params, group, world_size, cap = wrappers[0]._gradient_sync_args()
-            for w in wrappers[1:]:
-                params += [p for p in w._gradient_sync_args()[0] if all(p is not q for q in params)]
-            _backward_end.RETAINING.append(retain)
-            try:
-                _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap,
-                                        retain_graph=retain)
-            finally:
-                _backward_end.RETAINING.pop()
-            return
         _backward_end.RETAINING.append(retain)
         try:
+            if _pending_gradient_sync:  # a DistributedDataParallel forward ran: average its gradients
+                wrappers = list(dict.fromkeys(_pending_gradient_sync))
+                _pending_gradient_sync.clear()
+                params, group, world_size, cap = wrappers[0]._gradient_sync_args()
+                for w in wrappers[1:]:
+                    params += [p for p in w._gradient_sync_args()[0] if all(p is not q for q in params)]
+                _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap,
+                                        retain_graph=retain)
+                return
             self._h.backward(seed, retain)
         finally:
             _backward_end.RETAINING.pop()
