@@ -123,8 +123,9 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         # Invariant: a plain Tensor marked `_is_buffer` (isinstance through _BufferMeta).
         out = Tensor.__new__(Tensor)
         if isinstance(data, Tensor):
-            # A plain tensor: the same handle (as Tensor.as_subclass), so register_buffer keeps
-            # this object over data's memory (_kept_as_buffer); else a detached view of data.
+            # A plain tensor: the same handle (as Tensor.as_subclass), so register_buffer makes
+            # this object a module-state leaf over data's memory (_made_module_state); else a
+            # detached view of data, which register_buffer keeps as it is.
             out._h = data._h if not (data.requires_grad or data._h.is_view) else _aliasing_handle(
                 data, data.requires_grad)
         else:
@@ -136,19 +137,24 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
 def _copied_buffer(b: Tensor, memo: dict) -> Tensor:
     """Module.__deepcopy__'s copy of buffer b: a new state leaf of its values, with b's attributes
-    (nn.Buffer's mark and persistent), once per tensor (one shared by two names stays shared)."""
+    (nn.Buffer's mark and persistent) and requires_grad (a buffer registered requiring gradients,
+    as PyTorch's copy), once per tensor (one shared by two names stays shared)."""
     if id(b) not in memo:
         out = _state_leaf(b.numpy(force=True), b.device, b.name)
+        if b.requires_grad:
+            out._h.set_requires_grad(True)
         out.__dict__.update(copy.deepcopy(b.__dict__, memo))
         memo[id(b)] = out
     return memo[id(b)]
 
 
-def _kept_as_buffer(t) -> bool:
-    """Whether register_buffer keeps t itself as the buffer (PyTorch keeps every tensor): a
-    glassgrad tensor with memory of its own (not a view of another's), not requiring gradients and
-    not a Parameter (an nn.Buffer of such a tensor too). Others (NumPy arrays, views, tensors in a
-    graph) become a copy of their values."""
+def _made_module_state(t) -> bool:
+    """Whether register_buffer makes t, which it keeps as the buffer either way (PyTorch keeps
+    every tensor), a module-state leaf over its own memory (named by its path, updated in place by
+    plans): a glassgrad tensor with memory of its own (not a view of another's), not requiring
+    gradients and not a Parameter (an nn.Buffer of such a tensor too). A view, a tensor in a
+    graph or a Parameter is kept as it is (writes through its base, its gradient, its identity
+    are PyTorch's); NumPy arrays become a tensor of their values."""
     return (isinstance(t, Tensor) and not isinstance(t, Parameter) and not t.requires_grad
             and not t._h.is_view)
 
@@ -188,6 +194,21 @@ def rebind_all(pairs) -> None:
     that is where conversions and allocations fail)."""
     pairs = list(pairs)
     _C.lazy_reset_all([t._h for t, _ in pairs], [leaf for _, leaf in pairs])
+
+
+def load_all(pairs) -> None:
+    """load_state_dict's [(tensor, new leaf of the tensor's dtype and device)]: rebind_all, except
+    that a view (a buffer or Parameter over part of another tensor's memory) has the values
+    written into it, so its base sees them, as PyTorch's load_state_dict copies in place. The
+    views are written after the others are rebound (the leaves are made already)."""
+    pairs = list(pairs)
+    rebind_all([(t, leaf) for t, leaf in pairs if not t._h.is_view])
+    views = [(t, leaf) for t, leaf in pairs if t._h.is_view]
+    if views:
+        from .._runtime import no_grad
+        with no_grad():
+            for t, leaf in views:
+                t.copy_(_wrap(leaf))  # type: ignore[attr-defined]
 
 
 def assign_data(t: Tensor, arr: np.ndarray, device: Optional[str] = None) -> None:
@@ -600,8 +621,9 @@ class Module:
 
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         """A tensor that is not trained (e.g. BatchNorm's running statistics), updated in place by
-        the plans that write it; the tensor itself, as PyTorch keeps it, unless it is a NumPy
-        array, a view or requires gradients (_kept_as_buffer: then a copy). persistent=False keeps
+        the plans that write it; the tensor itself, as PyTorch keeps it (views and tensors
+        requiring gradients too: _made_module_state); a NumPy array becomes a tensor of its
+        values. persistent=False keeps
         it out of state_dict(). tensor=None declares the name without a tensor (as PyTorch allows)."""
         self._check_init("buffer")
         _check_new_name(self, "buffer", name, "_buffers")
@@ -615,15 +637,17 @@ class Module:
             (non_persistent.discard if persistent else non_persistent.add)(name)
             return
         tensor = _reg.run(_reg.BUFFER, self, name, tensor)
-        if _kept_as_buffer(tensor):
+        if _made_module_state(tensor):
             # PyTorch's buffer is the tensor itself (m.b is t; a write to t is a write to the
             # buffer): t is made a module-state leaf over its own memory, the object kept
             rebind_all([(tensor, _C.lazy_leaf(tensor._raw(), "state", False, self._path_of(name)))])
             self._buffers[name] = tensor
+        elif isinstance(tensor, Tensor):
+            # a view (writes through it and its base are seen by both), a tensor requiring
+            # gradients or a Parameter: the object itself, unchanged, as PyTorch keeps it
+            self._buffers[name] = tensor
         else:
-            arr = tensor.numpy(force=True) if isinstance(tensor, Tensor) else np.asarray(tensor)
-            device = tensor.device if isinstance(tensor, Tensor) else _device.default_device()
-            self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
+            self._buffers[name] = _state_leaf(np.asarray(tensor), _device.default_device(), self._path_of(name))
         if not persistent:
             self.__dict__.setdefault("_non_persistent", set()).add(name)
         else:  # re-registering a name makes it persistent again, as PyTorch's

@@ -33,12 +33,12 @@ class _Walk:
         self.fixes: List[str] = []
 
     def flush(self) -> None:
-        from .module import _assign_entries, rebind_all
+        from .module import _assign_entries, load_all
         pairs, extras, self.pairs, self.extras = self.pairs, self.extras, [], []
         if self.assign:
             _assign_entries(pairs)
         else:
-            rebind_all(pairs)
+            load_all(pairs)
         for m, value in extras:
             m.set_extra_state(value)
 
