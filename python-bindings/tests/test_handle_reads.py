@@ -36,7 +36,7 @@ def test_dtype_is_the_runtime_name(dtype):
     assert gg.zeros(3, dtype=getattr(gg, dtype))._h.dtype is got
 
 
-def test_device_realized_requires_grad_and_is_view():
+def test_device_realized_requires_grad_and_is_view(on_the_cpu):
     x = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), requires_grad=True)
     h = x._h
     assert type(h.device) is str and h.device == "cpu"
