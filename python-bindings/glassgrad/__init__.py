@@ -129,6 +129,8 @@ from ._layouts import (channels_last, channels_last_3d, contiguous_format, layou
 from . import onnx  # torch.onnx's place; imports the onnx package only when used
 from . import _left_out_modules
 _left_out_modules.install()  # `import glassgrad.fx` (torch.fx ported) names why and the fix
+from . import _einops_backend
+_einops_backend.install()  # einops' functions take glassgrad tensors (docs/porting.md, "einops")
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats
 from ._namespace_out import add_out as _add_out
 _add_out(globals())  # torch.*'s out= on the functions above (their Tensor methods stay unwrapped)
