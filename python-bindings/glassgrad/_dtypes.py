@@ -230,7 +230,8 @@ def data_dtype(data) -> Optional[dtype]:
     for kind in set(map(type, data)):  # one pass in C; the nested sequences are walked per kind
         here: List[Optional[str]]
         if kind in (list, tuple):
-            parts = [data_dtype(x) for x in data if type(x) is kind]
+            # an empty row is of the default float type ([[], [1]], PyTorch's [2, 0] float32 tensor)
+            parts = [data_dtype(x) if x else DEFAULT_FLOAT for x in data if type(x) is kind]
             here = [plain(p) for p in parts if p is not None]
         elif kind is float or kind is int or kind is bool:
             here = [plain(DEFAULT_FLOAT) if kind is float else "int64" if kind is int else "bool"]

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _grad_objects, _no_grad_views, _python_ints, _view_base, _view_hooks, _vmap_calls
+from . import _grad_objects, _no_grad_views, _python_ints, _tensor_data, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -690,6 +690,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     if isinstance(data, (list, tuple)) and data:
         _warn_list_of_arrays(data)
     arr = _list_array(data, want) if isinstance(data, (list, tuple)) else np.asarray(data)
+    if arr.dtype.kind in "OSU" and not isinstance(data, np.ndarray):
+        arr = _tensor_data.numbers_of(data, want, arr)  # PyTorch's error for what its reader refuses
     if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
         values = arr.ravel().tolist()
         shown = next((v for v in values if v.imag), values[0] if values else None)
@@ -703,11 +705,17 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
                                       f"a float for a value this large (float({big})), or dtype=torch.float64")
     if want is not None:
         if not isinstance(data, (np.ndarray, np.generic)) and want in _INTEGER_NAMES:
-            _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor
+            try:
+                _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor
+            except RefusedValueError:
+                _tensor_data.refuse(data, want)  # an int beyond int64 fails first, as PyTorch unpacks it
+                raise
         arr = _quiet_cast(arr, _NP[want])  # an explicit dtype is the user's conversion
     elif isinstance(data, (list, tuple)) and arr.dtype.kind in "biuf" \
             and (inferred := _dtypes.data_dtype(data)) is not None:
         # a list's elements promote together, NumPy scalars with their own dtype (torch.tensor)
+        if arr.dtype.kind == "f" and not inferred.is_floating_point:
+            _tensor_data.refuse(data, None)  # ints that NumPy read as floats: one is beyond int64 ([1, 2**63])
         want = _dtypes.plain(inferred)
         arr = _quiet_cast(arr, _NP[want])
         want = None if want != "bfloat16" else want
@@ -766,7 +774,14 @@ def _list_array(data, want: Optional[str]) -> np.ndarray:
     try:
         arr = np.asarray(_leaf_tensors_as_numbers(data, want))
     except (RuntimeError, ValueError, TypeError):
-        return np.asarray(_leaf_tensors_as_numbers(data, want, every=True))
+        read = _leaf_tensors_as_numbers(data, want, every=True)
+        try:
+            return np.asarray(read)
+        except (ValueError, TypeError):  # ragged rows: PyTorch's error for them, if its reader gives one
+            empty = _tensor_data.ragged(data, want)
+            if empty is None:
+                raise
+            return empty
     return arr if arr.dtype.kind != "O" else np.asarray(_leaf_tensors_as_numbers(data, want, every=True))
 
 
