@@ -40,6 +40,9 @@ class FunctionCtx:
         self._node_name = "Backward"
         self._inputs: tuple = ()
         self._freed = False  # a backward that keeps no graph ran this node's backward (saved_tensors)
+        # (tensor watched, its _version when apply() finished, the output index where it is an output):
+        # saved_tensors refuses a saved tensor written in place since (_check_saved_versions)
+        self._saved_versions: tuple = ()
 
     def name(self) -> str:
         """The node's name, as PyTorch names a custom Function's: '<Class>Backward'."""
@@ -97,7 +100,44 @@ class FunctionCtx:
                 "graph a second time or if you need to access saved tensors after calling backward.\n"
                 f"  {self._node_name}.saved_tensors: a backward without retain_graph=True has run this node\n"
                 "  fix: loss.backward(retain_graph=True) (or autograd.grad(..., retain_graph=True)) to read them after")
+        if self._saved_versions:
+            self._check_saved_versions()
         return self.to_save
+
+    def _check_saved_versions(self) -> None:
+        """PyTorch's check as its saved tensors are unpacked: a tensor save_for_backward kept that
+        an in-place op wrote since apply() returned raises its RuntimeError (the value backward
+        would read is no longer the one forward saw; docs/autograd.md, "Custom Functions")."""
+        for k, (t, version, output_nr) in enumerate(self._saved_versions):
+            now = t._version
+            if now == version:
+                continue
+            if output_nr is not None:  # a saved output names this node, as PyTorch's message does
+                which = f", which is output {output_nr} of {self._node_name[:-len('Backward')]},"
+            elif t.grad_fn is not None:
+                which = f", which is output {t.output_nr} of {_op_name(t.grad_fn.name())},"
+            else:
+                which = ""
+            raise _C.TensorStateError(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                f"[{t.type()} {list(t.shape)}]{which} is at version {now}; expected version {version} instead.\n"
+                f"  {self._node_name}.saved_tensors: saved tensor {k} was written in place "
+                f"{now - version} time(s) after forward saved it, and backward would read the new values\n"
+                "  fix: clone it before the in-place op (x = x.clone()), make that op out of place (x = x * 2 "
+                "instead of x.mul_(2)), or save a clone in forward (ctx.save_for_backward(x.clone()))")
+
+    def _watch_saved(self, outs: tuple, wrapped: list) -> None:
+        """Notes each saved tensor's _version as apply() returns: a saved output as the tensor the
+        caller got (wrapped[j] for forward's outs[j])."""
+        out_index = {id(y): j for j, y in enumerate(outs)}
+        watched = []
+        for t in self.to_save:
+            if not isinstance(t, Tensor):
+                continue
+            j = out_index.get(id(t))
+            seen = t if j is None else wrapped[j]
+            watched.append((seen, seen._version, j))
+        self._saved_versions = tuple(watched)
 
     def mark_non_differentiable(self, *tensors) -> None:
         self.non_differentiable |= {id(t) for t in tensors}
@@ -323,7 +363,15 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
         return output
     for (i, x), p in zip(inputs, proxies):
         _on_gradient(p, _input_grad(cls, ctx, state, outs, differentiable, args, i, x, len(proxies)))
+    ctx._watch_saved(outs, wrapped)
     return wrapped[0] if single else type(output)(wrapped) if isinstance(output, tuple) else wrapped
+
+
+def _op_name(node_name: str) -> str:
+    """The op a backward node's name stands for, as PyTorch's saved-tensor message names it
+    ('AddBackward0' -> 'Add')."""
+    stem = node_name.rstrip("0123456789")
+    return stem[:-len("Backward")] if stem.endswith("Backward") else node_name
 
 
 def _on_gradient(p: Tensor, hook) -> None:
