@@ -140,7 +140,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
 
 
 def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], running_var: Optional[Tensor], weight: Tensor,
-          bias: Tensor, momentum: Union[float, Tensor], eps: float) -> Tensor:
+          bias: Tensor, momentum: Union[float, Tensor], eps: float, counter: Optional[Tensor] = None) -> Tensor:
     """batch_norm in training with weight and bias given, `shape` input's (every BatchNorm layer's
     training forward calls it directly, with the shape it read): normalized by the batch's
     statistics, and the running ones updated in place when given. Stored statistics and a float
@@ -148,31 +148,43 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     records for them, in one runtime call that also moves the two running tensors
     (_C.lazy_update_stored_stats); the batch's statistics stay handles, never Tensors, unless an
     inference tensor lives, an inference_mode block is open or saved-tensor hooks are on
-    (_op_multi's checks and hooks see them)."""
+    (_op_multi's checks and hooks see them).
+
+    counter: the layer's num_batches_tracked, or None; given, it is counted (+= 1, in place) once
+    the forward is recorded, on every path that returns (an input the rules refuse leaves it as
+    it was): in the statistics update's runtime call on the common path, by _count otherwise."""
     count = math.prod(shape[2:], start=shape[0]) if len(shape) >= 2 else 2  # values_per_channel (rank: the rule's)
     if count < 2 and shape[1]:
-        return _without_statistics(input, shape, weight, bias)
+        return _count(_without_statistics(input, shape, weight, bias), counter)
     if (_tensor._INFERENCE_TENSORS or _saved_tensor_hooks.STACK or _runtime._inference_blocks
             or _UPDATE_STORED is None):
-        return _training_forward_wrapped(input, count, running_mean, running_var, weight, bias, momentum, eps)
+        return _count(_training_forward_wrapped(input, count, running_mean, running_var, weight, bias, momentum, eps),
+                      counter)
     y_h, mean_h, var_h = _C.lazy_record_op_outputs("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)},
                                                    _trace._local, _PACKAGE_DIR)
     y = Tensor.__new__(Tensor)  # _wrap, written out: no inference_mode block is open
     y._h = y_h
     if running_mean is None or running_var is None:
-        return y
+        return _count(y, counter)
     if type(momentum) is float:
         # float16 / bfloat16 statistics are refused by the runtime's op (DTypeError, nothing
-        # recorded) and updated by _update_in_float32: their dtypes are read only then (two
-        # property reads per layer and step otherwise).
+        # recorded, the counter not moved) and updated by _update_in_float32: their dtypes are
+        # read only then (two property reads per layer and step otherwise).
         try:
             if _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
-                              {"momentum": momentum, "count": count}, _trace._local, _PACKAGE_DIR):
+                              {"momentum": momentum, "count": count}, _trace._local, _PACKAGE_DIR, counter):
                 return y
         except _C.DTypeError:
             if not _storage_typed(running_mean, running_var):
                 raise
     update_running_stats(running_mean, running_var, _wrap(mean_h), _wrap(var_h), count, momentum)
+    return _count(y, counter)
+
+
+def _count(y: Tensor, counter: Optional[Tensor]) -> Tensor:
+    """y, after counter += 1 in place (a BatchNorm layer's num_batches_tracked) when one is given."""
+    if counter is not None:
+        counter._h.reset(_op_handles("AddScalarInPlace", [counter], {"value": 1.0})[0])
     return y
 
 

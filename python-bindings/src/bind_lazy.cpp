@@ -484,18 +484,21 @@ void bind_lazy(py::module_& m) {
   m.def("lazy_record_op_outputs", &record_from_python, py::arg("op"), py::arg("inputs"), py::arg("attrs"),
         py::arg("stacks"), py::arg("package_dir"));
   // A BatchNorm layer's statistics update (lazy_updates.h, update_stored_stats): the running
-  // statistics are tensors (their `_h`), the batch's statistics handles.
+  // statistics and the counter (num_batches_tracked, or None) are tensors (their `_h`), the
+  // batch's statistics handles.
   m.def("lazy_update_stored_stats",
         [](const py::str& op, const py::object& running_mean, const py::object& running_var, const py::object& mean,
-           const py::object& var, const py::dict& attrs, const py::object& stacks, const py::str& package_dir) {
+           const py::object& var, const py::dict& attrs, const py::object& stacks, const py::str& package_dir,
+           const py::object& counter) {
           std::vector<py::object> held;
           return lazy::update_stored_stats(schema_named(op), *handle_of_tensor(running_mean.ptr(), held),
                                            *handle_of_tensor(running_var.ptr(), held), *handle_ptr(mean),
                                            *handle_ptr(var), shared_attrs_from_dict(attrs),
-                                           meta_from_python(stacks, package_dir));
+                                           meta_from_python(stacks, package_dir),
+                                           counter.is_none() ? nullptr : handle_of_tensor(counter.ptr(), held));
         },
         py::arg("op"), py::arg("running_mean"), py::arg("running_var"), py::arg("mean"), py::arg("var"),
-        py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"));
+        py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"), py::arg("counter") = py::none());
   // An optimizer's in-place updates in one call, logged in a step's journal (lazy_updates.h).
   py::class_<lazy::UpdateJournal>(m, "UpdateJournal",
                                   "The values an optimizer step's updates moved its tensors from, in order.")

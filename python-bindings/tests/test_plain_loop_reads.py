@@ -70,3 +70,4 @@ def test_batchnorm_statistics_of_another_float_type_are_still_refused():
     with pytest.raises(TypeError, match="BatchNormUpdateStats 'BatchNorm2d': inputs have different dtypes"):
         bn(gg.ones(3, 2, 2, 2))
     assert bn.running_mean.tolist() == [0.0, 0.0] and bn.running_var.tolist() == [1.0, 1.0]
+    assert int(bn.num_batches_tracked.item()) == 0  # the count moves with the update or not at all

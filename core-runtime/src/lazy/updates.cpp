@@ -109,12 +109,23 @@ std::vector<int64_t> unrealized(const std::vector<Handle*>& handles) {
 }
 
 bool update_stored_stats(const OpSchema& op, Handle& running_mean, Handle& running_var, Handle& mean, Handle& var,
-                         const SharedAttrs& attrs, const SharedMeta& meta) {
+                         const SharedAttrs& attrs, const SharedMeta& meta, Handle* counter) {
   if (!running_mean.value()->realized() || !running_var.value()->realized()) return false;
   std::vector<std::unique_ptr<Handle>> outs = record_handles(op, {&running_mean, &running_var, &mean, &var}, attrs, meta);
   if (outs.size() != 2) throw InternalError("update_stored_stats: " + op.name + " has " + std::to_string(outs.size()) + " outputs, not 2");
+  std::vector<std::unique_ptr<Handle>> counted;
+  if (counter) {
+    // The layer's num_batches_tracked += 1, as the layer recorded it before (one AddScalarInPlace
+    // of the same metadata: the fusion pass folds it into the layer's BatchNorm2DTrainUpdate).
+    static const OpSchema& add = OpRegistry::instance().at("AddScalarInPlace");
+    static const SharedAttrs one = share_attrs(Attrs{{"value", 1.0}});
+    counted = record_handles(add, {counter}, one, meta);
+    if (counted.size() != 1) throw InternalError("update_stored_stats: AddScalarInPlace has " + std::to_string(counted.size()) + " outputs, not 1");
+  }
+  // Every node recorded before any handle moves: a refused one leaves all three as they were.
   running_mean.reset(outs[0]->value());
   running_var.reset(outs[1]->value());
+  if (counter) counter->reset(counted[0]->value());
   return true;
 }
 

@@ -11,7 +11,8 @@ arguments and semantics (torch.nn.BatchNorm1d / BatchNorm2d):
 
 In training each forward records num_batches_tracked += 1 (AddScalarInPlace: one launch, no
 copy) and the running-statistics update as
-nodes at the end of the step's graph (in place, so the buffers keep their addresses). The
+nodes at the end of the step's graph (in place, so the buffers keep their addresses); with a
+float momentum both are recorded by one runtime call (_batchnorm.training_forward). The
 cumulative average's factor is computed from num_batches_tracked inside the graph: a new factor
 every step never recompiles.
 """
@@ -24,7 +25,7 @@ import numpy as np
 from .. import _C, _args, _batchnorm, _device
 from .._batchnorm import _constant, batch_norm
 from .._runtime import no_grad
-from .._tensor import Tensor, _op, _op_handles, tensor
+from .._tensor import Tensor, _op, tensor
 from .layers import _check_tensor, as_bfloat16, optional_parameter, parameter_dtype
 from .module import Module, Parameter, layer_name
 
@@ -102,20 +103,23 @@ class _BatchNorm(Module):
             self._check(input)
         momentum = self.momentum
         factor = 0.0 if momentum is None else momentum
-        counted = None
+        counted = counter = None
         training = self.training
         # (each buffer read once: Module.__getattr__ finds them)
         running_mean, running_var = self.running_mean, self.running_var
         if training and self.track_running_stats:
             # num_batches_tracked += 1 (one launch, in place), taken on only once the forward is
-            # recorded: a forward the shape rules refuse leaves the count as it was.
+            # recorded: a forward the shape rules refuse leaves the count as it was. A buffer set
+            # to None is not counted (PyTorch's), and momentum=None then keeps factor 0.
             tracked_count = self.num_batches_tracked
-            if momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
+            if tracked_count is None:
+                pass
+            elif momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
                 counted_tensor = _op("AddScalarInPlace", [tracked_count], {"value": 1.0})
                 factor = 1.0 / counted_tensor.astype(input.dtype)
                 counted = counted_tensor._h
-            else:  # the count only moves the buffer's handle: recorded without a Tensor for it
-                counted = _op_handles("AddScalarInPlace", [tracked_count], {"value": 1.0})[0]
+            else:  # counted by training_forward, in the statistics update's runtime call
+                counter = tracked_count
         use_batch_stats = training or (running_mean is None and running_var is None)
         tracked = not training or self.track_running_stats
         weight: Optional[Tensor] = self.weight
@@ -124,7 +128,7 @@ class _BatchNorm(Module):
             weight, bias = self._affine(input)
         if use_batch_stats:
             y = _batchnorm.training_forward(input, shape, running_mean if tracked else None,
-                                           running_var if tracked else None, weight, bias, factor, self.eps)
+                                           running_var if tracked else None, weight, bias, factor, self.eps, counter)
         else:
             y = batch_norm(input, running_mean, running_var, weight, bias, False, factor, self.eps)
         if counted is not None:

@@ -56,10 +56,13 @@ std::vector<int64_t> unrealized(const std::vector<Handle*>& handles);
 // A BatchNorm layer's running statistics in a training step (glassgrad/_batchnorm.py): when
 // both running_mean and running_var are stored values, records `op` (BatchNormUpdateStats) on
 // (running_mean, running_var, mean, var) and moves the two handles to its two outputs, as
-// h.reset does; false, and nothing recorded, when either is not stored. A refused node moves
-// neither.
+// h.reset does; false, and nothing recorded, when either is not stored. With a counter (the
+// layer's num_batches_tracked), also records its += 1 (AddScalarInPlace, value 1) and moves it,
+// in the same call: one runtime call a layer for the statistics and the count (docs/performance.md,
+// "tenth round"). Both nodes are recorded before any handle moves, so a refused node (the
+// statistics' or the counter's) moves none of them.
 bool update_stored_stats(const OpSchema& op, Handle& running_mean, Handle& running_var, Handle& mean, Handle& var,
-                         const SharedAttrs& attrs, const SharedMeta& meta);
+                         const SharedAttrs& attrs, const SharedMeta& meta, Handle* counter = nullptr);
 
 // The positions i (ascending) of the tensors that are views (handles[i]'s chain not empty): the
 // only parameters an optimizer step may find not dense in row-major order (optim/_stand_ins.py),
