@@ -105,6 +105,22 @@ def integer_as_pytorch(value, name: str, where: str, minimum: int, below: str, w
         return integer(v, name, where, minimum, fix)
 
 
+def weight_sizes(where: str, shape: Sequence[int], **sizes: int) -> None:
+    """PyTorch's check of a layer's sizes (ints, already checked as such): 0 is allowed (an empty
+    weight, as PyTorch makes it), a negative one fails where PyTorch makes the weight of `shape`,
+    with its RuntimeError sentence first ('Trying to create tensor with negative dimension -1:
+    [3, -1]', the weight's first negative dimension), then the arguments `sizes` that are negative
+    and the fix (an InvalidArgumentError: a RuntimeError and a ValueError)."""
+    dims = [int(d) for d in shape]
+    negative = next((d for d in dims if d < 0), None)
+    if negative is None:
+        return
+    bad = ", ".join(f"{k}={v}" for k, v in sizes.items() if v < 0)
+    raise _C.InvalidArgumentError(
+        f"{where}: Trying to create tensor with negative dimension {negative}: {dims}\n  cause: {bad}: the "
+        f"layer's weight would have a negative size\n  fix: sizes are ints >= 0 ({', '.join(sizes)})")
+
+
 def real_as_given(value, name: str, where: str, **bounds):
     """real()'s check, keeping a Python int or float as given: an optimizer's hyperparameters
     stay what the script passed (SGD's momentum=0 prints as 0 in PyTorch's param_groups and repr);

@@ -169,15 +169,17 @@ def interpolate_arguments(where: str, size=None, scale_factor=None, mode="neares
                 f"{where}: align_corners option can only be set with the interpolating modes: linear | bilinear | "
                 f"bicubic | trilinear (mode is '{mode}')\n  fix: leave align_corners=None for mode='{mode}', or "
                 f"mode='linear' (3-d input) / 'bilinear' (4-d)")
-    if (size is None) == (scale_factor is None):
-        raise _C.InvalidArgumentError(f"{where}: only one of size or scale_factor should be defined, got size={size!r} "
-                                      f"and scale_factor={scale_factor!r}\n  fix: size=(64, 64) for a fixed output "
+    if (size is None) == (scale_factor is None):  # PyTorch's sentence for each case first
+        said = "either size or scale_factor" if size is None else "only one of size or scale_factor"
+        raise _C.InvalidArgumentError(f"{where}: {said} should be defined\n  cause: got size={size!r} and "
+                                      f"scale_factor={scale_factor!r}\n  fix: size=(64, 64) for a fixed output "
                                       f"size, or scale_factor=2")
     if recompute_scale_factor is not None:
         _args.flag(recompute_scale_factor, "recompute_scale_factor", where)
         if recompute_scale_factor and size is not None:
-            _args.fail(where, "recompute_scale_factor", "None or False with an explicit size (it is not "
-                       "meaningful with one)", recompute_scale_factor, fix="drop recompute_scale_factor")
+            with _args.pytorch_says("recompute_scale_factor is not meaningful with an explicit size."):
+                _args.fail(where, "recompute_scale_factor", "None or False with an explicit size",
+                           recompute_scale_factor, fix="drop recompute_scale_factor")
     flags = (bool(align_corners), bool(recompute_scale_factor), antialias)
     if size is not None:
         def whole(v):

@@ -830,9 +830,22 @@ def _reshape_as(input: Tensor, shape: list, node: str) -> Tensor:
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
-    """dim split into the given sizes (torch.unflatten); a view."""
+    """dim split into the given sizes (torch.unflatten; at most one -1, inferred); a view. Sizes
+    that cannot split dim raise PyTorch's RuntimeError sentences first ('unflatten: sizes must be
+    non-empty', "unflatten: Provided sizes [3, -1] don't multiply up to the size of dim 1 (8) in
+    the input tensor"), then the shapes and the fix."""
     d = _axis(dim, input, "unflatten")
-    return input.reshape(list(input.shape[:d]) + list(sizes) + list(input.shape[d + 1:]))
+    sizes = [int(s) for s in _shape_args((sizes,), "unflatten")]
+    n = input.shape[d]
+    if not sizes:
+        raise _C.ShapeError(f"unflatten: sizes must be non-empty\n  cause: dim {dim} of input {list(input.shape)} "
+                            f"split into no sizes\n  fix: sizes with a product of {n}, e.g. ({n},)")
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) <= 1 and (n != known if -1 not in sizes else known == 0 or n % known):
+        raise _C.ShapeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of dim {d} ({n}) in "
+                            f"the input tensor\n  cause: input {list(input.shape)}\n  fix: sizes whose product is "
+                            f"{n}, or one -1 for the size to infer")
+    return input.reshape(list(input.shape[:d]) + sizes + list(input.shape[d + 1:]))
 
 
 def ravel(input: Tensor) -> Tensor:

@@ -1857,8 +1857,9 @@ class Tensor:
         s = start_dim % n if type(start_dim) is int and -n <= start_dim < n else _dim(start_dim, n, "flatten", shape_)
         e = end_dim % n if type(end_dim) is int and -n <= end_dim < n else _dim(end_dim, n, "flatten", shape_)
         if s > e:
-            raise _C.ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {n}-d input "
-                                f"{list(self.shape)}\n  fix: flatten(x, start_dim, end_dim) with start_dim <= end_dim")
+            raise _C.ShapeError(f"flatten() has invalid args: start_dim cannot come after end_dim\n  cause: start_dim "
+                                f"{start_dim} comes after end_dim {end_dim} for a {n}-d input {list(self.shape)}\n"
+                                f"  fix: flatten(x, start_dim, end_dim) with start_dim <= end_dim")
         shape = list(shape_[:s]) + [math.prod(shape_[s:e + 1])] + list(shape_[e + 1:])
         if s == e:  # nothing merged: self, as PyTorch's flatten returns it (no ViewBackward0 node)
             return self

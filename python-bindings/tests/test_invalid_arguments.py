@@ -30,7 +30,7 @@ BAD = [
     (lambda: nn.Linear(3.7, 2), "in_features"),
     (lambda: nn.Linear(3, -1), "out_features"),  # 0 is allowed, as PyTorch allows it
     (lambda: nn.Linear(3, 2, bias=None), "bias"),
-    (lambda: nn.LayerNorm(0), "normalized_shape"),
+    (lambda: nn.LayerNorm(-1), "normalized_shape"),  # 0 is allowed, as PyTorch allows it
     (lambda: nn.LayerNorm(4, eps=-1.0), "eps"),
     (lambda: nn.LayerNorm(4, eps=float("nan")), "eps"),
     (lambda: nn.LayerNorm(4, elementwise_affine="no"), "elementwise_affine"),
@@ -105,7 +105,7 @@ BAD = [
     (lambda: F.adaptive_avg_pool2d(gg.tensor(X), None), "output_size"),
     (lambda: F.interpolate(gg.tensor(X), size=(2.5, 3)), "size"),
     # Layers check their arguments when built, not at their first call.
-    (lambda: nn.Upsample(), "only one of size or scale_factor"),
+    (lambda: nn.Upsample(), "either size or scale_factor"),
     (lambda: nn.Upsample(size=4, scale_factor=2), "only one of size or scale_factor"),
     (lambda: nn.Upsample(scale_factor=0), "scale_factor"),
     (lambda: nn.Upsample(scale_factor=-2.0), "scale_factor"),
@@ -126,7 +126,7 @@ BAD = [
     (lambda: nn.LogSoftmax(dim=1.0), "dim"),
     (lambda: nn.Unflatten(1.0, (2, 3)), "dim"),
     (lambda: nn.Unflatten(1, 6), "unflattened_size"),
-    (lambda: nn.Unflatten(1, (2, 0)), "unflattened_size"),
+    (lambda: nn.Unflatten(1, (2, -2)), "unflattened_size"),  # 0 is a size, as PyTorch takes it
     (lambda: nn.Unflatten(1, (-1, 2, -1)), "unflattened_size"),
     (lambda: nn.Unflatten(1, (2, 1.5)), "unflattened_size[1]"),
     (lambda: nn.MaxPool2d(2, dilation=0), "dilation"),

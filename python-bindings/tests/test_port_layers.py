@@ -224,7 +224,7 @@ def test_nearest_interpolation_repeats_or_picks_floor_of_the_scaled_index():
     cols = [int(math.floor(j * 7 / 4)) for j in range(4)]
     np.testing.assert_array_equal(down, X[:, :, rows][:, :, :, cols])
     np.testing.assert_array_equal(nn.Upsample(scale_factor=2)(gg.tensor(X)).numpy(), up)
-    with pytest.raises(ValueError, match="only one of size or scale_factor"):
+    with pytest.raises(ValueError, match="either size or scale_factor"):
         F.interpolate(gg.tensor(X))
 
 

@@ -55,7 +55,8 @@ class _BatchNorm(Module):
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True):
         super().__init__()
         name = _args.call(type(self).__name__, num_features)
-        c = _args.integer(num_features, "num_features", name, minimum=1)
+        c = _args.integer(num_features, "num_features", name)
+        _args.weight_sizes(name, (c,), num_features=c)  # 0 allowed, as PyTorch's (empty statistics)
         if momentum is not None:
             momentum = _args.shown(momentum, _args.real(
                 momentum, "momentum", name, minimum=0.0, maximum=1.0,

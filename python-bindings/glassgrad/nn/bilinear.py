@@ -20,11 +20,12 @@ class Bilinear(Module):
         where = _args.call("Bilinear", in1_features, in2_features, out_features)
         self.in1_features = _args.integer_as_pytorch(
             in1_features, "in1_features", where, 1, f"in1_features must be > 0, but got (in1_features={in1_features})")
-        self.in2_features = _args.integer(in2_features, "in2_features", where, minimum=1)
-        self.out_features = _args.integer(out_features, "out_features", where, minimum=1)
+        self.in2_features = _args.integer(in2_features, "in2_features", where)  # 0 allowed, as PyTorch's
+        self.out_features = _args.integer(out_features, "out_features", where)
         bound = 1.0 / math.sqrt(self.in1_features)
         dt = parameter_dtype(dtype, where)
         shape = (self.out_features, self.in1_features, self.in2_features)
+        _args.weight_sizes(where, shape, in2_features=self.in2_features, out_features=self.out_features)
         self.weight = _parameter(generator().uniform(-bound, bound, shape), device, dt)
         optional_parameter(self, "bias", _parameter(generator().uniform(-bound, bound, self.out_features), device, dt)
                            if _args.flag(bias, "bias", where) else None)

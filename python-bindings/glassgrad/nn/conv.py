@@ -39,8 +39,8 @@ class _ConvNd(Module):
         super().__init__()
         name, n = type(self).__name__, self._DIMS
         where = _args.call(name, in_channels, out_channels, kernel_size)
-        self.in_channels = _args.integer(in_channels, "in_channels", where, minimum=1)
-        self.out_channels = _args.integer(out_channels, "out_channels", where, minimum=1)
+        self.in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
+        self.out_channels = _args.integer(out_channels, "out_channels", where)
         self.kernel_size = int_tuple(kernel_size, n, "kernel_size", where, minimum=1)
         self.stride = int_tuple(stride, n, "stride", where, minimum=1)
         self.dilation = int_tuple(dilation, n, "dilation", where, minimum=1)
@@ -69,6 +69,7 @@ class _ConvNd(Module):
         first, second = (self.in_channels, self.out_channels) if self._TRANSPOSED else \
             (self.out_channels, self.in_channels)
         shape = (first, second // self.groups) + self.kernel_size
+        _args.weight_sizes(where, shape, in_channels=self.in_channels, out_channels=self.out_channels)
         fan_in = shape[1]
         for k in self.kernel_size:
             fan_in *= k

@@ -22,8 +22,10 @@ class _Table(Module):
     def _table(self, name: str, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                scale_grad_by_freq, sparse, _weight, requires_grad: bool, device, dtype) -> None:
         where = _args.call(name, num_embeddings, embedding_dim)
-        self.num_embeddings = _args.integer(num_embeddings, "num_embeddings", where, minimum=0)
-        self.embedding_dim = _args.integer(embedding_dim, "embedding_dim", where, minimum=0)
+        self.num_embeddings = _args.integer(num_embeddings, "num_embeddings", where)
+        self.embedding_dim = _args.integer(embedding_dim, "embedding_dim", where)
+        _args.weight_sizes(where, (self.num_embeddings, self.embedding_dim), num_embeddings=self.num_embeddings,
+                           embedding_dim=self.embedding_dim)
         self.padding_idx = padding_index(padding_idx, self.num_embeddings, name)
         if max_norm is not None:
             _args.real(max_norm, "max_norm", where, minimum=0.0)

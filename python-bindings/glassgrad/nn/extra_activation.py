@@ -80,7 +80,9 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
         super().__init__()
-        self.num_parameters = _args.integer(num_parameters, "num_parameters", "PReLU", minimum=1)
+        self.num_parameters = _args.integer(num_parameters, "num_parameters", "PReLU")
+        _args.weight_sizes(_args.call("PReLU", num_parameters), (self.num_parameters,),  # 0 allowed, as PyTorch's
+                           num_parameters=self.num_parameters)
         self.init = _args.real(init, "init", "PReLU")
         self.weight = Parameter(full((self.num_parameters,), self.init, dtype=dtype or _dtypes.DEFAULT_FLOAT,
                                      device=device))

@@ -59,13 +59,14 @@ class GroupNorm(Module):
         super().__init__()
         where = _args.call("GroupNorm", num_groups, num_channels)
         self.num_groups = _args.integer(num_groups, "num_groups", where, minimum=1)
-        self.num_channels = _args.integer(num_channels, "num_channels", where, minimum=1)
+        self.num_channels = _args.integer(num_channels, "num_channels", where)  # 0 allowed, as PyTorch's
         if self.num_channels % self.num_groups != 0:
             divisor = max(g for g in range(1, self.num_groups + 1) if self.num_channels % g == 0)
             with _args.pytorch_says(f"num_channels ({self.num_channels}) must be divisible by num_groups "
                                     f"({self.num_groups})"):
                 _args.fail(where, "num_channels", f"divisible by num_groups ({self.num_groups})", num_channels,
                            f"GroupNorm({divisor}, {self.num_channels}): num_groups must divide num_channels")
+        _args.weight_sizes(where, (self.num_channels,), num_channels=self.num_channels)
         self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-05"))
         self.affine = _args.flag(affine, "affine", where)
         bias = _args.flag(bias, "bias", where)

@@ -37,7 +37,7 @@ class _InstanceNorm(Module):
                  track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):
         super().__init__()
         name = _args.call(type(self).__name__, num_features)
-        c = _args.integer(num_features, "num_features", name, minimum=1)
+        c = _args.integer(num_features, "num_features", name)
         if momentum is not None:
             momentum = _args.shown(momentum, _args.real(momentum, "momentum", name, minimum=0.0, maximum=1.0,
                                                         fix="momentum=0.1"))
@@ -46,6 +46,8 @@ class _InstanceNorm(Module):
         self.affine = _args.flag(affine, "affine", name)
         self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
         with_bias = _args.flag(bias, "bias", name)
+        # 0 allowed, as PyTorch's (empty tensors); any size without tensors (PyTorch's: unused then)
+        _args.weight_sizes(name, (c,) if self.affine or self.track_running_stats else (), num_features=c)
         dt = parameter_dtype(dtype, name)
         optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)
         optional_parameter(self, "bias", Parameter(np.zeros(c, dt), device=device) if self.affine and with_bias else None)

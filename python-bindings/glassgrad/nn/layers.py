@@ -24,6 +24,7 @@ from .._autocast import unwrapped
 from .._random import generator
 from .._runtime import no_grad
 from .._padding import pad
+from .._shapes import unflatten
 from .._spatial import _pair_size, dropout_probability, interpolate_arguments
 from .._tensor import Tensor, _dim
 from .init import _fill, default_bound
@@ -112,8 +113,8 @@ class Conv2d(Module):
         super().__init__()
         where = _args.call("Conv2d", in_channels, out_channels, kernel_size)
         k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
-        in_channels = _args.integer(in_channels, "in_channels", where, minimum=1)
-        out_channels = _args.integer(out_channels, "out_channels", where, minimum=1)
+        in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
+        out_channels = _args.integer(out_channels, "out_channels", where)
         groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
         bias = _args.flag(bias, "bias", where)
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, _PADDING_MODES,
@@ -139,6 +140,8 @@ class Conv2d(Module):
         self.groups = groups
         self.transposed, self.output_padding = False, (0, 0)
         dt = parameter_dtype(dtype, where)
+        _args.weight_sizes(where, (self.out_channels, self.in_channels // groups) + k, in_channels=self.in_channels,
+                           out_channels=self.out_channels)
         fan_in = self.in_channels // groups * k[0] * k[1]
         self.weight = _parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in),
                                  device, dt)
@@ -194,8 +197,10 @@ class Linear(Module):
         super().__init__()
         where = _args.call("Linear", in_features, out_features)
         # 0 is allowed, as PyTorch allows it (an empty weight; a Linear(0, n) gives its bias)
-        self.in_features = _args.integer(in_features, "in_features", where, minimum=0)
-        self.out_features = _args.integer(out_features, "out_features", where, minimum=0)
+        self.in_features = _args.integer(in_features, "in_features", where)
+        self.out_features = _args.integer(out_features, "out_features", where)
+        _args.weight_sizes(where, (self.out_features, self.in_features), in_features=self.in_features,
+                           out_features=self.out_features)
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)
@@ -239,7 +244,9 @@ class LayerNorm(Module):
         if not sizes:
             _args.fail(where, "normalized_shape", "an int or a non-empty tuple of ints >= 1", normalized_shape,
                        fix="LayerNorm(512): the size of the last dim")
-        self.normalized_shape = tuple(_args.integer(d, "normalized_shape", where, minimum=1) for d in sizes)
+        # 0 allowed, as PyTorch's (an empty weight; the output is as empty as the input)
+        self.normalized_shape = tuple(_args.integer(d, "normalized_shape", where) for d in sizes)
+        _args.weight_sizes(where, self.normalized_shape, normalized_shape=min(self.normalized_shape))
         self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0))
         self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", where)
         bias = _args.flag(bias, "bias", where)
@@ -476,19 +483,19 @@ class Unflatten(Module):
         super().__init__()
         where = _args.call("Unflatten", dim, unflattened_size)
         self.dim = _args.integer(dim, "dim", where)
-        want, fix = "a tuple of sizes (ints >= 1, at most one -1)", "Unflatten(1, (3, 32, 32))"
+        want, fix = "a tuple of sizes (ints >= 0, at most one -1)", "Unflatten(1, (3, 32, 32))"
         if isinstance(unflattened_size, (str, bytes)) or not hasattr(unflattened_size, "__iter__"):
             _args.fail(where, "unflattened_size", want, unflattened_size, fix=fix, type_error=True)
         sizes = tuple(_args.integer(v, f"unflattened_size[{i}]", where, minimum=-1, fix=fix)
                       for i, v in enumerate(unflattened_size))
-        if not sizes or 0 in sizes or sizes.count(-1) > 1:
+        if not sizes or sizes.count(-1) > 1:  # 0 is a size, as PyTorch's (a dim of 0 elements splits into it)
             _args.fail(where, "unflattened_size", want, unflattened_size, fix=fix)
         # kept as given (a list prints as a list, as PyTorch's); the checked sizes are the same values
         self.unflattened_size = unflattened_size if isinstance(unflattened_size, (list, tuple)) else sizes
 
     def forward(self, input):
-        d = _dim(self.dim, input.ndim, "Unflatten", input.shape)
-        return input.reshape(list(input.shape[:d]) + list(self.unflattened_size) + list(input.shape[d + 1:]))
+        _dim(self.dim, input.ndim, "Unflatten", input.shape)
+        return unflatten(input, self.dim, self.unflattened_size)  # sizes that do not split dim: PyTorch's error
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
