@@ -320,6 +320,7 @@ std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTempl
 // itself, before the update (unread_writes; "Writes read after an optimizer step").
 void release_graph(const Export& ex, const std::vector<TraceNode*>& saving) {
   for (TraceNode* n : saving) n->freed = true;
+  note_freed(saving);
   for (const auto& n : ex.nodes) n->stop_counting_reads();
 }
 

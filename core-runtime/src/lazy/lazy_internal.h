@@ -18,6 +18,12 @@ size_t pending_bound();
 // glassgrad.compile is capturing the plans a step runs (capture_begin .. capture_end).
 bool capturing();
 void forget_pending(TraceValue* v);
+// What a computed value keeps of its graph (release.cpp): computed values that need no gradient,
+// held by handles, forget their producers; the nodes a backward() without retain_graph freed are
+// noted, and let go of the leaves only they read once a realize left nothing pending.
+void release_producers(const std::vector<ValuePtr>& computed);
+void note_freed(const std::vector<TraceNode*>& freed);
+void release_freed_inputs();
 uint64_t next_seq();
 
 // The storage a tensor shares with its views and aliases (alias.cpp). `base` is the storage's

@@ -532,7 +532,9 @@ void realize(const std::vector<ValuePtr>& targets) {
   // This plan has run: its nodes are no longer in flight for the views read after it (a view
   // whose own node this plan computed, v = x[0:1]; x.mul_(5); w = v * 2; then v read).
   in_flight.reset();
+  release_producers(roots);
   if (!views_after.empty()) realize(views_after);
+  if (outermost) release_freed_inputs();
 }
 
 const Tensor& data(const ValuePtr& v) {
