@@ -8,11 +8,12 @@
 //     producer: realize and backward both stop at it (export.cpp, collect), and it becomes the
 //     leaf PyTorch counts it as;
 //   - after a backward() without retain_graph, the nodes it freed let go of the leaves they read
-//     that no handle holds and that need no gradient, once the realize computing that backward
-//     has run and nothing is pending: those nodes cannot be differentiated again (a second backward
-//     raises, backward.cpp check_saved), their saved tensors cannot be read (Tensor.grad_fn's
-//     _saved_<name> raises), and no value still to compute reads through them, since every value
-//     a handle holds was computed and a value no handle holds cannot be asked for.
+//     that need no gradient, once the realize computing that backward has run and nothing is
+//     pending (the data goes when the script drops its own tensors): those nodes cannot be
+//     differentiated again (a second backward raises, backward.cpp check_saved), their saved
+//     tensors cannot be read (Tensor.grad_fn's _saved_<name> raises), and no value still to
+//     compute reads through them, since every value a handle holds was computed and a value no
+//     handle holds cannot be asked for.
 #include <memory>
 #include <vector>
 
@@ -27,12 +28,10 @@ namespace {
 // outermost realize that leaves nothing pending.
 thread_local std::vector<std::weak_ptr<TraceNode>> t_freed;
 
-// A leaf only this graph reads: no handle, no gradient, not a view or alias of a storage others
-// write (their version counters follow it), not kept for a later plan, computed.
-bool releasable_leaf(const TraceValue& v) {
-  return !v.producer && !v.requires_grad && v.pins == 0 && !v.counter && !v.kept && v.realized() &&
-         v.invalid.empty() && v.kind != ValueKind::Parameter && v.kind != ValueKind::State;
-}
+// A leaf a freed node reads that needs no gradient: the node keeps no more than its shape, dtype
+// and device (next_functions shows None for it, as PyTorch's). A handle that still holds it keeps
+// it alive, and so does any other node that reads it; the freed node alone no longer does.
+bool releasable_leaf(const TraceValue& v) { return !v.producer && !v.requires_grad && v.realized(); }
 
 // The same value without its data: what a freed node still shows of an input (its shape, dtype
 // and device for Tensor.grad_fn) once the data is let go.
