@@ -35,6 +35,15 @@ DEPRECATED_MEAN = "elementwise_mean"
 _SHORT = 512
 
 
+def smoothing(value, where: str) -> float:
+    """cross_entropy's label_smoothing: a number in [0, 1]; out of it, PyTorch's RuntimeError
+    sentence first ('label_smoothing must be between 0.0 and 1.0. Got: 1.5'), glassgrad's cause and
+    fix after it (the type is checked first: a str is a TypeError, as PyTorch's)."""
+    v = _args.real(value, "label_smoothing", where)
+    with _args.pytorch_says(f"label_smoothing must be between 0.0 and 1.0. Got: {value}"):
+        return _args.real(v, "label_smoothing", where, minimum=0.0, maximum=1.0, fix="label_smoothing=0.1")
+
+
 def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str,
                strict: bool = False) -> str:
     for name, legacy in (("size_average", size_average), ("reduce", reduce)):
@@ -134,7 +143,7 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
         reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
     if type(label_smoothing) is not float or label_smoothing != 0.0:
-        label_smoothing = _args.real(label_smoothing, "label_smoothing", "cross_entropy", minimum=0.0, maximum=1.0)
+        label_smoothing = smoothing(label_smoothing, "cross_entropy")
     if type(ignore_index) is not int:
         ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
     # Each property of a handle is read once below (each read is a call into the runtime); a

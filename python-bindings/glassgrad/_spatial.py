@@ -259,15 +259,20 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 
 
 # ---- pixel shuffle -------------------------------------------------------------------------------
-def _shuffle_factor(where: str, factor, name: str) -> int:
-    return _args.integer(factor, name, where, minimum=1, fix=f"{where}(x, 2)")
+def shuffle_factor(kernel: str, factor, name: str, where: str = "") -> int:
+    """pixel_shuffle's upscale_factor / pixel_unshuffle's downscale_factor (`where`: the call,
+    default the function `kernel`): an int >= 1; below it PyTorch's RuntimeError sentence first
+    ('pixel_shuffle expects a positive upscale_factor, but got 0'), glassgrad's cause and fix after."""
+    where = where or kernel
+    return _args.integer_as_pytorch(factor, name, where, 1, f"{kernel} expects a positive {name}, but got {factor}",
+                                    fix=f"{where}(x, 2)" if where == kernel else f"{where.split('(')[0]}(2)")
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """torch.nn.functional.pixel_shuffle: (*, C r^2, H, W) -> (*, C, H r, W r) with
     out[..., c, h r + i, w r + j] = in[..., c r^2 + i r + j, h, w] (r = upscale_factor): a
     reshape, a permute and a reshape, so its gradient is the inverse permutation."""
-    r = _shuffle_factor("pixel_shuffle", upscale_factor, "upscale_factor")
+    r = shuffle_factor("pixel_shuffle", upscale_factor, "upscale_factor")
     if input.ndim < 3:
         raise _C.ShapeError(f"pixel_shuffle expects its input to have at least 3 dimensions, but got input with "
                             f"{input.ndim} dimension(s): {list(input.shape)}\n  fix: (N, C, H, W) or (C, H, W) input")
@@ -286,7 +291,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """torch.nn.functional.pixel_unshuffle, the inverse of pixel_shuffle: (*, C, H r, W r) ->
     (*, C r^2, H, W) with out[..., c r^2 + i r + j, h, w] = in[..., c, h r + i, w r + j]."""
-    r = _shuffle_factor("pixel_unshuffle", downscale_factor, "downscale_factor")
+    r = shuffle_factor("pixel_unshuffle", downscale_factor, "downscale_factor")
     if input.ndim < 3:
         raise _C.ShapeError(f"pixel_unshuffle expects its input to have at least 3 dimensions, but got input with "
                             f"{input.ndim} dimension(s): {list(input.shape)}\n  fix: (N, C, H, W) or (C, H, W) input")

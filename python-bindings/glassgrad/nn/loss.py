@@ -55,8 +55,7 @@ class CrossEntropyLoss(_WeightedLoss):
                  reduction: str = "mean", label_smoothing: float = 0.0):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = _args.integer(ignore_index, "ignore_index", "CrossEntropyLoss")
-        self.label_smoothing = _args.real(label_smoothing, "label_smoothing", "CrossEntropyLoss", minimum=0.0,
-                                          maximum=1.0)
+        self.label_smoothing = _losses.smoothing(label_smoothing, "CrossEntropyLoss")
 
     def forward(self, input: Tensor, target) -> Tensor:
         # outside autocast, the function its wrapper calls (nn/layers.py's Conv2d does the same)

@@ -3,7 +3,7 @@ nn.PixelUnshuffle(downscale_factor)): F.pixel_shuffle / F.pixel_unshuffle as lay
 from __future__ import annotations
 
 from .. import _args
-from .._spatial import pixel_shuffle, pixel_unshuffle
+from .._spatial import pixel_shuffle, pixel_unshuffle, shuffle_factor
 from .module import Module
 
 
@@ -12,9 +12,8 @@ class PixelShuffle(Module):
 
     def __init__(self, upscale_factor: int):
         super().__init__()
-        self.upscale_factor = _args.integer(upscale_factor, "upscale_factor",
-                                            _args.call("PixelShuffle", upscale_factor), minimum=1,
-                                            fix="PixelShuffle(2)")
+        self.upscale_factor = shuffle_factor("pixel_shuffle", upscale_factor, "upscale_factor",
+                                             _args.call("PixelShuffle", upscale_factor))
 
     def forward(self, input):
         return pixel_shuffle(input, self.upscale_factor)
@@ -28,9 +27,8 @@ class PixelUnshuffle(Module):
 
     def __init__(self, downscale_factor: int):
         super().__init__()
-        self.downscale_factor = _args.integer(downscale_factor, "downscale_factor",
-                                              _args.call("PixelUnshuffle", downscale_factor), minimum=1,
-                                              fix="PixelUnshuffle(2)")
+        self.downscale_factor = shuffle_factor("pixel_unshuffle", downscale_factor, "downscale_factor",
+                                               _args.call("PixelUnshuffle", downscale_factor))
 
     def forward(self, input):
         return pixel_unshuffle(input, self.downscale_factor)
