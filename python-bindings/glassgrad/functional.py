@@ -177,7 +177,8 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 @_autocast.op("linear")
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
-    also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
+    also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's. A 1-d
+    weight [in_features] gives y [*] (matmul's matrix-vector product, as PyTorch's)."""
     integral = input._h.dtype not in _FLOATING  # matmul multiplies integer matrices
     ndim = len(input._h.shape)  # (read once: each read is a call)
     # weight.t() (_shapes.t of a matrix, written out), PyTorch's TBackward0 node, for the matrix
@@ -185,12 +186,13 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     wdim = len(weight._h.shape)
     weight_t = (weight.permute(list(range(wdim))[::-1]) if wdim != 2
                 else _op("Permute", [weight], {"dims": [1, 0], "torch_node": "TBackward0"}))
-    y = matmul(input, weight_t) if ndim == 1 or integral else _op("MatMul", [input, weight_t])
+    vector = wdim == 1  # the MatMul op takes matrices: matmul multiplies by a vector
+    y = matmul(input, weight_t) if ndim == 1 or integral or vector else _op("MatMul", [input, weight_t])
     if bias is None:
         return y
     # PyTorch's node (Tensor.grad_fn): addmm's for a matrix input, whose operands are (bias, input,
     # weight.T) (torch_operands: _GradFn._composite_inputs), else the view of addmm's result
-    if ndim == 2 and not integral:
+    if ndim == 2 and not integral and not vector:
         return _op("Add", [y, bias], {"torch_node": "AddmmBackward0", "torch_operands": [1, -1, 0, 0, -1, 0, 1]})
     return _op("Add", [y, bias], {"torch_node": "AddmmBackward0" if ndim == 2 else "ViewBackward0"})
 
