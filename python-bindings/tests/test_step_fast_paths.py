@@ -655,7 +655,10 @@ def test_running_stats_pending_take_the_composed_update():
     # composed path; the values are PyTorch's either way
     x = np.random.default_rng(4).standard_normal((4, 3, 2, 2)).astype(np.float32)
     bn = gg.nn.BatchNorm2d(3)
-    bn.running_mean.add_(1.0)  # pending: an in-place op not computed yet
+    # A value tracking a gradient pending keeps the write recorded (not done on the host at once):
+    # pending, an in-place op not computed yet
+    tracked = gg.ones(3, requires_grad=True) * 2
+    bn.running_mean.add_(1.0)
     assert not bn.running_mean._h.realized
     bn(gg.tensor(x))
     n = x.size // 3
@@ -663,6 +666,7 @@ def test_running_stats_pending_take_the_composed_update():
                                atol=1e-6)
     np.testing.assert_allclose(bn.running_var.numpy(), 0.9 + 0.1 * x.var(axis=(0, 2, 3)) * n / (n - 1), rtol=1e-5,
                                atol=1e-6)
+    assert tracked.tolist() == [2.0, 2.0, 2.0]
 
 
 def test_running_stats_under_saved_tensor_hooks_and_beside_inference_tensors(monkeypatch):
