@@ -48,13 +48,15 @@ ValuePtr hollow(const TraceValue& v) {
 
 void release_producers(const std::vector<ValuePtr>& computed) {
   for (const ValuePtr& v : computed) {
+    // Only an op's plain result (kind Intermediate): it becomes the data input a plan saw it as
+    // while it had a producer (export.cpp, leaf_kind), never a parameter or state a CUDA graph
+    // would take as persistent.
     if (!v->producer || v->requires_grad || v->pins == 0 || !v->realized() || v->counter || v->kept ||
-        !v->invalid.empty()) {
+        !v->invalid.empty() || v->kind != ValueKind::Intermediate) {
       continue;
     }
     v->producer.reset();
-    // What a plan saw it as while it had a producer (export.cpp, leaf_kind).
-    if (v->kind == ValueKind::Intermediate) v->kind = ValueKind::Input;
+    v->kind = ValueKind::Input;
   }
 }
 
