@@ -1,6 +1,11 @@
-"""Tensor.register_post_accumulate_grad_hook: hook(tensor) runs once backward() has added a leaf's
-gradient into its .grad (PyTorch's, as optimizer-in-backward code uses it); autograd.grad, which
-fills no .grad, runs none. Registered hooks are held per leaf, weakly, by the leaf's id."""
+"""Tensor.register_post_accumulate_grad_hook: hook(tensor) runs right after backward() has added
+a leaf's gradient into its .grad, before the next leaf's hooks, in the order PyTorch's engine
+completes the leaves (the last layer's parameters first), as optimizer-in-backward code uses it
+(docs/gradient-hooks.md); autograd.grad, which fills no .grad, runs none. Registered hooks are
+held per leaf, weakly, by the leaf's id; the runtime calls `run` for the leaf through the one
+callback it keeps on the leaf's value (set_post_accumulate_hook), which moves with the parameter
+through its updates as its gradient hooks do.
+"""
 from __future__ import annotations
 
 import weakref
@@ -25,7 +30,9 @@ def register(leaf, hook):
         raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, got {type(hook).__name__}")
     key = id(leaf)
     if key not in _HOOKS:
-        _HOOKS[key] = (weakref.ref(leaf, lambda _ref: _HOOKS.pop(key, None)), [])
+        ref = weakref.ref(leaf, lambda _ref: _HOOKS.pop(key, None))
+        _HOOKS[key] = (ref, [])
+        leaf._h.set_post_accumulate_hook(lambda: run(ref()))
     entry = _HOOKS[key][1]
     entry.append(hook)
 
@@ -35,33 +42,20 @@ def register(leaf, hook):
     return RemovableHandle(remove)
 
 
-def hooked_leaves(loss, inputs) -> list:
-    """The leaves with hooks whose .grad this backward of loss fills (inputs, when given)."""
-    if not _HOOKS:
-        return []
-    if inputs is not None:
-        handles = [t._h for t in (inputs if isinstance(inputs, (tuple, list)) else (inputs,))]
-    else:
-        handles = loss._h.leaves_requiring_grad()
-    found = []
-    for ref, hooks in list(_HOOKS.values()):
-        leaf = ref()
-        if leaf is not None and hooks and any(h.same_value(leaf._h) for h in handles):
-            found.append(leaf)
-    return found
-
-
-def run(leaves) -> None:
-    """Calls each leaf's hooks with the leaf, its .grad now complete (under no_grad, as PyTorch);
-    a hook returning a value raises PyTorch's RuntimeError."""
+def run(leaf) -> None:
+    """Calls the leaf's hooks with the leaf, its .grad now holding this backward's gradient (under
+    no_grad, as PyTorch); a hook returning a value raises PyTorch's RuntimeError. Nothing for a
+    leaf collected since, or one without hooks."""
+    entry = _HOOKS.get(id(leaf)) if leaf is not None else None
+    if entry is None or entry[0]() is not leaf:
+        return
     from ._runtime import no_grad
     with no_grad():
-        for leaf in leaves:
-            for hook in list(_HOOKS.get(id(leaf), (None, []))[1]):
-                if hook(leaf) is not None:
-                    name = getattr(hook, "__name__", type(hook).__name__)
-                    raise _C.TensorStateError(
-                        "Tensor post accumulate grad hooks should return None.\n  register_post_accumulate_grad_hook: "
-                        f"the hook '{name}' returned a value (a leaf {list(leaf.shape)}); it runs for its effects "
-                        "only\n  fix: return nothing (an in-place op such as p.grad.mul_(0.5) returns its tensor: "
-                        "put it on a line of its own)")
+        for hook in list(entry[1]):
+            if hook(leaf) is not None:
+                name = getattr(hook, "__name__", type(hook).__name__)
+                raise _C.TensorStateError(
+                    "Tensor post accumulate grad hooks should return None.\n  register_post_accumulate_grad_hook: "
+                    f"the hook '{name}' returned a value (a leaf {list(leaf.shape)}); it runs for its effects "
+                    "only\n  fix: return nothing (an in-place op such as p.grad.mul_(0.5) returns its tensor: "
+                    "put it on a line of its own)")

@@ -289,6 +289,8 @@ class _GradFn:
         if (raw or name.startswith("_saved_")) and self._h is not None:
             node_name, attr = self.name(), name[len("_raw_saved_" if raw else "_saved_"):]
             if attr in (_saved_attributes.tensor_names if raw else _saved_attributes.names)(node_name):
+                if not raw and self._h.producer_freed and attr in _saved_attributes.tensor_names(node_name):
+                    raise _freed_saved_tensor(self, name)
                 from . import _raw_saved
                 hooked = None if raw else _raw_saved.unpacked(self, attr)
                 if hooked is not None:
@@ -335,6 +337,23 @@ _NUMBER_NOT_LISTED = frozenset({"ReciprocalBackward0"})
 
 
 _NODE_CLASSES: Dict[str, type] = {}
+
+
+# PyTorch's sentence for saved tensors read after a backward() without retain_graph freed them
+# (grad_fn._saved_<name>, a custom Function's ctx.saved_tensors)
+FREED_SAVED_TENSORS = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have already "
+    "been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). "
+    "Specify retain_graph=True if you need to backward through the graph a second time or if you need to access "
+    "saved tensors after calling backward.")
+
+
+def _freed_saved_tensor(node: _GradFn, name: str) -> Exception:
+    """PyTorch's RuntimeError for a saved tensor read after a backward() without retain_graph freed
+    it (its other saved attributes, numbers and sizes, stay readable, as PyTorch's)."""
+    return _C.TensorStateError(
+        f"{FREED_SAVED_TENSORS}\n  {node.name()}.{name}: a backward() without retain_graph=True has run this node\n"
+        "  fix: loss.backward(retain_graph=True) (or autograd.grad(..., retain_graph=True)) to read it after")
 
 
 def _saved_tensor(handle) -> "Tensor":
@@ -1487,7 +1506,6 @@ class Tensor:
         As in PyTorch, the graph's saved values are freed: a second backward through it needs
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
-        hooked = _post_accumulate_hooks.hooked_leaves(self, inputs) if _post_accumulate_hooks._HOOKS else None
         _backward_end.enter()  # _backward_end.scope(), written out: register_multi_grad_hook's callbacks run as it ends
         try:
             self._backward(gradient, retain_graph, create_graph, inputs)
@@ -1495,8 +1513,6 @@ class Tensor:
             _backward_end.leave(False)
             raise
         _backward_end.leave(True)
-        if hooked:
-            _post_accumulate_hooks.run(hooked)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Registers hook(tensor), run after backward() has added this leaf's gradient to .grad

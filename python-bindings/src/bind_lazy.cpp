@@ -295,6 +295,12 @@ void bind_lazy(py::module_& m) {
              return py::cast(wrap(lazy::record(node.schema->name, in, *node.attrs, *node.meta)
                                       .at(static_cast<size_t>(v->output_index))));
            })
+      .def_property_readonly("producer_freed", [](const Handle& h) {
+             // Whether a backward() without retain_graph freed what the op that made this value
+             // saved (TraceNode::freed): grad_fn._saved_<name> then raises, as PyTorch's.
+             const lazy::ValuePtr& v = h.value();
+             return v->producer && !v->is_leaf() && v->producer->freed;
+           })
       .def("producer_attr", [](const Handle& h, const std::string& key) -> py::object {
              // An attribute of the op that made this value (None for a leaf or a missing key):
              // Tensor.grad_fn names PyTorch's node from it.
@@ -349,6 +355,17 @@ void bind_lazy(py::module_& m) {
            "Adds a gradient hook: fn(gradient handle, or None where it is undefined) -> a handle replacing it, "
            "None to keep it, or _C.undefined_gradient to make it undefined. Returns its key.")
       .def("remove_grad_hook", [](Handle& h, uint64_t key) { lazy::remove_grad_hook(h.value(), key); })
+      .def("set_post_accumulate_hook", [](Handle& h, const py::object& fn) {
+             if (fn.is_none()) return lazy::set_post_accumulate_hook(h.value(), nullptr);
+             // The Python function outlives no interpreter state: released under the GIL.
+             std::shared_ptr<py::object> f(new py::object(fn), [](py::object* p) {
+               py::gil_scoped_acquire gil;
+               delete p;
+             });
+             lazy::set_post_accumulate_hook(h.value(), [f]() { (*f)(); });
+           },
+           py::arg("fn").none(true),
+           "Sets fn(), which backward() calls right after this leaf's .grad is accumulated (None clears).")
       .def_property("retains_grad", [](const Handle& h) { return h.value()->retains_grad; },
                     [](Handle& h, bool on) { h.value()->retains_grad = on; })
       .def("same_value", [](const Handle& a, const Handle& b) { return a.value() == b.value(); })

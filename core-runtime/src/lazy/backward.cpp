@@ -58,6 +58,7 @@ struct BackwardTemplate {
   // The leaves reached by undefined gradients only (their hooks get None; docs/architecture.md,
   // "Undefined gradients").
   std::vector<ValueId> undefined;
+  std::vector<size_t> order;     // wrt's indices in the order their gradients are stored (accumulation_order)
 };
 
 // The templates of the traces backward() has seen, most recent first.
@@ -465,6 +466,10 @@ uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook) {
   return next_key;
 }
 
+void set_post_accumulate_hook(const ValuePtr& v, std::function<void()> hook) {
+  v->post_accumulate_hook = std::move(hook);
+}
+
 void remove_grad_hook(const ValuePtr& v, uint64_t key) {
   auto& hooks = v->grad_hooks;
   hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [key](const auto& h) { return h.first == key; }),
@@ -529,12 +534,13 @@ bool shares_a_gradient(const std::vector<ValueId>& grads) {
   return std::adjacent_find(ids.begin(), ids.end()) != ids.end();
 }
 
-// Whether g is the gradient a leaf before entry i of wrt holds (backward's store loop, which
-// gave those leaves their gradients): a linear search, for the calls where two leaves may get one
-// value (shares_a_gradient, or a hook ran).
-bool stored_before(const Export& ex, const std::vector<ValueId>& wrt, const std::vector<ValueId>& grads, size_t i,
-                   const TraceValue* g) {
-  for (size_t j = 0; j < i; ++j) {
+// Whether g is the gradient a leaf stored before the k-th of `order` holds (backward's store loop,
+// which gave those leaves their gradients, in that order): a linear search, for the calls where two
+// leaves may get one value (shares_a_gradient, or a hook ran).
+bool stored_before(const Export& ex, const std::vector<ValueId>& wrt, const std::vector<ValueId>& grads,
+                   const std::vector<size_t>& order, size_t k, const TraceValue* g) {
+  for (size_t before = 0; before < k; ++before) {
+    const size_t j = order[before];
     if (grads[j] == kNoValue) continue;
     if (newest_version(ex.by_id.at(static_cast<size_t>(wrt[j])))->grad.get() == g) return true;
   }
@@ -556,6 +562,72 @@ void watch_undefined_leaves(const Export& ex, GradientHooks& hooks, const std::v
     return kNoValue;
   };
 }
+
+// The order in which PyTorch's engine stores the leaves' gradients (its AccumulateGrad nodes run as
+// soon as the walk has completed a leaf's gradient), as indices into wrt: the walk runs the nodes
+// from the last one back, so a leaf is complete once it has run the first node that reads it; the
+// leaf whose first reader comes later is stored first, and leaves first read by one node are stored
+// in its input order (Conv2D's weight, then its bias; a Linear layer reads its bias in a later Add
+// node, so its bias comes first, as PyTorch's addmm gives it). Leaves no node reads come last.
+// Hooks see this order (register_hook on a leaf, register_post_accumulate_grad_hook;
+// docs/gradient-hooks.md).
+std::vector<size_t> accumulation_order(const Graph& g, const std::vector<ValueId>& wrt, NodeId first_backward) {
+  std::vector<size_t> slot(static_cast<size_t>(g.num_values()), wrt.size());
+  for (size_t i = 0; i < wrt.size(); ++i) slot[static_cast<size_t>(wrt[i])] = i;
+  // per wrt entry: (first node reading it, the input index there); nodes: forward ones only
+  std::vector<std::pair<NodeId, size_t>> first(wrt.size(), {kNoNode, 0});
+  for (NodeId n = 0; n < first_backward; ++n) {
+    const std::vector<ValueId>& inputs = g.node(n).inputs;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const size_t i = slot[static_cast<size_t>(inputs[k])];
+      if (i < wrt.size() && first[i].first == kNoNode) first[i] = {n, k};
+    }
+  }
+  std::vector<size_t> order(wrt.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&first](size_t a, size_t b) {
+    const auto& [na, ka] = first[a];
+    const auto& [nb, kb] = first[b];
+    if ((na == kNoNode) != (nb == kNoNode)) return nb == kNoNode;
+    return na != nb ? na > nb : ka < kb;
+  });
+  return order;
+}
+
+// Runs a leaf's post-accumulate hook (register_post_accumulate_grad_hook) once its .grad holds
+// this backward's gradient. A copy runs: the hook may replace or clear the leaf's own.
+void run_post_accumulate_hook(const ValuePtr& leaf) {
+  if (!leaf->post_accumulate_hook) return;
+  const std::function<void()> hook = leaf->post_accumulate_hook;
+  hook();
+}
+
+// The gradients backward() is about to store, pinned (pending, as a .grad is) while post-accumulate
+// hooks run between the stores: a hook's optimizer step updates its parameter in place, and the
+// gradients of the leaves stored after it may read that parameter's value before the update (the
+// last layer's weight, in the gradients of the layers before it); pinned, the step's realize
+// computes them before its update, as a .grad already stored would be. Unpinned as backward ends.
+struct PinnedGradients {
+  std::vector<ValuePtr> values;
+  PinnedGradients() = default;
+  PinnedGradients(const PinnedGradients&) = delete;
+  PinnedGradients& operator=(const PinnedGradients&) = delete;
+  ~PinnedGradients() {
+    for (const ValuePtr& v : values) unpin(v);
+  }
+  void pin_all(const Export& ex, const std::vector<ValueId>& wrt, const std::vector<ValueId>& grads) {
+    bool hooked = false;
+    for (ValueId w : wrt) {
+      hooked = hooked || newest_version(ex.by_id.at(static_cast<size_t>(w)))->post_accumulate_hook;
+    }
+    if (!hooked) return;
+    for (ValueId g : grads) {
+      if (g == kNoValue) continue;
+      values.push_back(ex.by_id.at(static_cast<size_t>(g)));
+      pin(values.back());
+    }
+  }
+};
 
 ValueId add_seed(Export& ex, const ValuePtr& seed) {
   if (!seed) return kNoValue;
@@ -645,6 +717,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   std::vector<char> synced;  // per wrt entry: its gradient comes out of a bucket
   std::vector<ValueId> wrt, grads;
   std::vector<ValueId> undefined;  // the leaves reached by undefined gradients only
+  std::vector<size_t> order;       // wrt's indices in the order the gradients are stored
   std::vector<TraceNode*> saving;
   if (tmpl) {
     if (seed) ex.by_id.push_back(seed);
@@ -657,6 +730,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     wrt = tmpl->wrt;
     grads = tmpl->grads;
     undefined = tmpl->undefined;
+    order = tmpl->order;
   } else {
     phase.emplace(HostPhase::BackwardExport);
     build_graph(ex);
@@ -692,10 +766,12 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     phase.emplace(HostPhase::Differentiate);
     ++backward_counts().built;
     grads = build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr, &hooks);
+    order = accumulation_order(ex.graph, wrt, first_new);
     phase.emplace(HostPhase::BackwardImport);
     if (reusable) {
       auto made = template_of(ex, first_new, first_made, wrt, grads);
       made->undefined = undefined;
+      made->order = order;
       templates().put(key, made);
       saving = check_saved_values(ex, *made, first_backward_value);
       import_template(ex, *made);
@@ -712,12 +788,18 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   // Without hooks, two leaves get one value only where their gradient ids are one (the common
   // case has none, and asks nothing per leaf); a hook may return any value, so from the first
   // hook on each leaf's value is looked for among what the leaves before it stored.
+  // Each leaf's post-accumulate hook runs as soon as its .grad is stored, before the next leaf's
+  // hooks, as PyTorch's (an optimizer step per parameter, run from the hook).
   bool search = shares_a_gradient(grads);
-  for (size_t i = 0; i < wrt.size(); ++i) {
+  PinnedGradients pinned;
+  pinned.pin_all(ex, wrt, grads);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
     if (grads[i] == kNoValue) {
       if (undefined.empty() || std::find(undefined.begin(), undefined.end(), wrt[i]) == undefined.end()) continue;
       const ValuePtr leaf = newest_version(ex.by_id.at(static_cast<size_t>(wrt[i])));
       if (!leaf->grad_hooks.empty()) run_hooks(*leaf, undefined_gradient());  // the hooks get None
+      run_post_accumulate_hook(leaf);  // on .grad as it was, as PyTorch's
       search = true;
       continue;
     }
@@ -728,8 +810,11 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
       g = run_hooks(*leaf, g);
       search = true;
     }
-    if (g == undefined_gradient()) continue;
-    if (!leaf->grad && search && stored_before(ex, wrt, grads, i, g.get())) {
+    if (g == undefined_gradient()) {
+      run_post_accumulate_hook(leaf);
+      continue;
+    }
+    if (!leaf->grad && search && stored_before(ex, wrt, grads, order, k, g.get())) {
       g = record_untracked("Contiguous", {g}, leaf->name);
     }
     if (sync && synced[i]) {  // a synced gradient already holds the old one
@@ -738,6 +823,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     } else {
       accumulate_grad(leaf, g);
     }
+    run_post_accumulate_hook(leaf);
   }
   if (!retain_graph) release_graph(ex, saving);
 }

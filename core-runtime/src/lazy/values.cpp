@@ -695,6 +695,10 @@ void move_grad(const ValuePtr& from, const ValuePtr& to) {
     to->grad_hooks = std::move(from->grad_hooks);
     from->grad_hooks.clear();
   }
+  if (from->post_accumulate_hook) {
+    to->post_accumulate_hook = std::move(from->post_accumulate_hook);
+    from->post_accumulate_hook = nullptr;
+  }
   if (!from->grad && !from->grad_alias) return;
   if (to->grad) unpin(to->grad);
   to->grad = std::move(from->grad);

@@ -23,7 +23,7 @@ from typing import Any, Optional
 
 from .. import _C, _backward_end
 from .._runtime import no_grad, records_grad
-from .._tensor import Tensor
+from .._tensor import FREED_SAVED_TENSORS, Tensor
 
 
 class FunctionCtx:
@@ -94,11 +94,8 @@ class FunctionCtx:
         then raises PyTorch's RuntimeError)."""
         if self._freed:
             raise _C.TensorStateError(
-                "Trying to backward through the graph a second time (or directly access saved tensors after they "
-                "have already been freed). Saved intermediate values of the graph are freed when you call "
-                ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                "graph a second time or if you need to access saved tensors after calling backward.\n"
-                f"  {self._node_name}.saved_tensors: a backward without retain_graph=True has run this node\n"
+                f"{FREED_SAVED_TENSORS}\n  {self._node_name}.saved_tensors: a backward without retain_graph=True "
+                "has run this node\n"
                 "  fix: loss.backward(retain_graph=True) (or autograd.grad(..., retain_graph=True)) to read them after")
         if self._saved_versions:
             self._check_saved_versions()

@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Optional, Sequence, Union
 
-from .. import _backward_end, _grad_objects, _no_grad_views, _saved_tensor_hooks, _trace
+from .. import _backward_end, _grad_objects, _no_grad_views, _post_accumulate_hooks, _saved_tensor_hooks, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -236,3 +236,5 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
                     x.grad = _wrap(held) + g
                 else:  # in place: the object read before stays x.grad (_grad_objects.py)
                     _grad_objects.get(x, held, _wrap).add_(g)
+            if x.is_leaf:  # its register_post_accumulate_grad_hook hooks, as backward()'s store runs them
+                _post_accumulate_hooks.run(x)

@@ -133,6 +133,10 @@ struct TraceValue {
   // computed value's gradient, after its hooks, accumulates into `grad` as a leaf's does.
   std::vector<std::pair<uint64_t, GradientHook>> grad_hooks;
   bool retains_grad = false;
+  // Tensor.register_post_accumulate_grad_hook: run by backward() right after this leaf's gradient
+  // is accumulated into `grad`, before the next leaf's (in the order PyTorch's engine completes
+  // them; docs/gradient-hooks.md). It moves with grad_hooks through a parameter's updates.
+  std::function<void()> post_accumulate_hook;
   // The versions of the leaf this is one of (shared by them all; set by move_grad, which passes
   // the gradient on): a graph recorded before an in-place write (under no_grad, an optimizer step)
   // reaches an old version, and backward() accumulates into the newest one, which the tensor's
@@ -391,6 +395,8 @@ uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook);
 // and a leaf reached only through it keeps no .grad. A marker only: never read or computed.
 const ValuePtr& undefined_gradient();
 void remove_grad_hook(const ValuePtr& v, uint64_t key);
+// Tensor.register_post_accumulate_grad_hook: sets v's TraceValue::post_accumulate_hook (nullptr clears).
+void set_post_accumulate_hook(const ValuePtr& v, std::function<void()> hook);
 // Moves leaf `from`'s gradient (and the storage its handles share) and its gradient hooks to leaf
 // `to`, which becomes the newest version of from's leaf (TraceValue::versions).
 void move_grad(const ValuePtr& from, const ValuePtr& to);
