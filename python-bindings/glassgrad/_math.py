@@ -180,6 +180,15 @@ def scaled_by_argument(t: Tensor, k) -> Tensor:
     return _op("MulScalar", [t], {"value": float(k), "scalar_arg": 1.0})
 
 
+def _scalar_attr(value, dt) -> float:
+    """A number as the value of AddScalar / MulScalar computing in dt: an int of [2**63, 2**64) is
+    the int64 PyTorch reads for an integer dt (2**64 - 1 is -1; docs/porting.md, "Python numbers
+    beside tensors"), as x + n reads it (_methods._with_number)."""
+    if type(value) is int and not dt.is_floating_point:
+        value = _python_ints.wrapped(value)
+    return float(value)
+
+
 @accepts_out
 @_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1", True)
 def add(input, other, *, alpha=1) -> Tensor:
@@ -191,9 +200,9 @@ def add(input, other, *, alpha=1) -> Tensor:
     if dt == "bool":
         return binary("LogicalOr", x, y, dt)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
-        return _op("AddScalar", [x], {"value": float(y)})
+        return _op("AddScalar", [x], {"value": _scalar_attr(y, dt)})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
-        return _op("AddScalar", [y], {"value": float(x)})
+        return _op("AddScalar", [y], {"value": _scalar_attr(x, dt)})
     return binary("Add", x, y, dt)
 
 
@@ -210,12 +219,13 @@ def sub(input, other, *, alpha=1) -> Tensor:
         x, y, _ = _operands(x, _scaled(x, y, alpha, "sub"))
     dt = _dtypes.result_type(x, y)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
-        return _op("AddScalar", [x], {"value": -float(y), "torch_node": "SubBackward0"})
+        return _op("AddScalar", [x], {"value": -_scalar_attr(y, dt), "torch_node": "SubBackward0"})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
         negated = _op("Neg", [y])
         listed = [0, 0] if y._h.requires_grad else []  # PyTorch's node lists y alone (_torch_operands)
-        return _op("AddScalar", [negated], {"value": float(x), "torch_node": "RsubBackward1", "torch_operands": listed}
-                   if listed else {"value": float(x), "torch_node": "RsubBackward1"})
+        value = _scalar_attr(x, dt)
+        return _op("AddScalar", [negated], {"value": value, "torch_node": "RsubBackward1", "torch_operands": listed}
+                   if listed else {"value": value, "torch_node": "RsubBackward1"})
     return binary("Sub", x, y, dt)
 
 
@@ -235,9 +245,9 @@ def mul(input, other) -> Tensor:
     if dt == "bool":
         return binary("LogicalAnd", x, y, dt)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
-        return _op("MulScalar", [x], {"value": float(y)})
+        return _op("MulScalar", [x], {"value": _scalar_attr(y, dt)})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
-        return _op("MulScalar", [y], {"value": float(x)})
+        return _op("MulScalar", [y], {"value": _scalar_attr(x, dt)})
     return binary("Mul", x, y, dt)
 
 

@@ -591,21 +591,23 @@ class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
     negative integer power."""
 
 
-def check_fits(value, dtype, where: str, python_range: bool = True) -> None:
+def check_fits(value, dtype, where: str, data: bool = False) -> None:
     """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
-    (fill_, full, masked_fill, x[key] = v, clamp's bounds) allows: an integer within [min, max]
-    of a signed type or [-max, max] of an unsigned one (a negative one wraps, uint8's -3 being
-    253), a float within [min, max] (no NaN); any number converts to bool or a floating type but
-    a finite float beyond float32's range to float32 (float16 and bfloat16 take it as inf). A
-    Python int outside [-2**63, 2**64) raises OverflowError first, whatever the dtype (_python_ints),
-    unless python_range is False (torch.tensor's data: there PyTorch's error is this one)."""
-    if python_range:
+    (fill_, full, masked_fill, x[key] = v, clamp's bounds, where's numbers) allows: an integer
+    within [min, max] of a signed type or [-max, max] of an unsigned one (a negative one wraps,
+    uint8's -3 being 253), a float within [min, max] (no NaN); any number converts to bool or a
+    floating type but a finite float beyond float32's range to float32 (float16 and bfloat16 take
+    it as inf). A Python int outside [-2**63, 2**64) raises OverflowError first, whatever the dtype
+    (_python_ints). The first line is PyTorch's sentence, which names a Scalar's C type (int8_t,
+    int for int32) or, for torch.tensor's data (`data`), the dtype (int8); data's ints are read
+    by _tensor_data, not checked for the Python range here."""
+    if not data:
         _python_ints.check_int(value, where)
     name = _dtypes.plain(dtype)
     np_dtype = np.dtype(_NP[name])
     if name == "float32" and isinstance(value, (float, np.floating)) and math.isfinite(value) \
             and abs(float(value)) > _FLOAT32_MAX:
-        raise RefusedValueError(f"{where}: value cannot be converted to type float without overflow: {value} is "
+        raise RefusedValueError(f"value cannot be converted to type float without overflow\n  {where}: {value} is "
                                 f"beyond float32's largest finite value {_FLOAT32_MAX:.8g}\n  fix: a value "
                                 f"inside the range, float('inf') for an infinity, or compute in float64: x.double()")
     if not isinstance(value, (numbers.Real, np.number, np.bool_)) or np_dtype.kind not in "iu":
@@ -615,9 +617,14 @@ def check_fits(value, dtype, where: str, python_range: bool = True) -> None:
     low = -int(info.max) if np_dtype.kind == "u" and integral else info.min
     number = int(value) if integral else float(value)  # type: ignore[arg-type]  # a Real is int()-able
     if not low <= number <= info.max:
-        raise RefusedValueError(f"{where}: value cannot be converted to type {dtype} without overflow: {value} is "
-                                f"outside [{low}, {info.max}]\n  fix: a value inside the range, or compute in "
-                                f"int64: x.long()")
+        shown = name if data else _SCALAR_TYPE_NAMES[name]
+        raise RefusedValueError(f"value cannot be converted to type {shown} without overflow\n  {where}: {value} is "
+                                f"outside [{low}, {info.max}], the values {name} holds\n  fix: a value inside the "
+                                f"range, or compute in int64: x.long()")
+
+
+# The C types PyTorch's messages name for a number (a Scalar) converted to an integer dtype
+_SCALAR_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
 _INTEGER_NAMES = frozenset({"uint8", "int8", "int16", "int32", "int64"})
@@ -632,7 +639,7 @@ def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
         return
     if arr.dtype.kind == "O":
         for v in arr.ravel():
-            check_fits(v, dtype, "tensor", python_range=False)
+            check_fits(v, dtype, "tensor", data=True)
         return
     info = np.iinfo(np.dtype(_NP[dtype]))
     if arr.dtype.kind == "f":
@@ -641,7 +648,7 @@ def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
         low = -int(info.max) if info.min == 0 else int(info.min)
         bad = (arr < low) | (arr > info.max)
     if bad.any():
-        check_fits(arr.ravel()[int(np.argmax(bad.ravel()))].item(), dtype, "tensor")
+        check_fits(arr.ravel()[int(np.argmax(bad.ravel()))].item(), dtype, "tensor", data=True)
 
 
 def scalar_array(value, np_dtype) -> np.ndarray:

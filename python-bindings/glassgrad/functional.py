@@ -23,7 +23,7 @@ from ._shapes import matmul, nonzero
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot
 from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,
                         masked_select, scatter, scatter_add, take_along_dim)
-from ._tensor import Tensor, _op, _op_multi, tensor
+from ._tensor import Tensor, _op, _op_multi, check_fits, tensor
 
 IntPair = Union[int, Sequence[int]]
 _FLOATING: frozenset = _dtypes.FLOATING
@@ -155,8 +155,12 @@ def where(condition: Tensor, input=None, other=None):
                       "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=_trace.user_stacklevel())
     elif condition.dtype != "bool":
         raise _C.UnsupportedError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                                  f"{condition.dtype} (shape {list(condition.shape)}), as in PyTorch\n"
+                                  f"{_inplace._type_name(condition.dtype)}\n  where: the condition is "
+                                  f"{condition.dtype} of shape {list(condition.shape)}, as PyTorch refuses it\n"
                                   f"  fix: torch.where(condition != 0, input, other)")
+    for x in (a, b):
+        if not isinstance(x, Tensor):  # a number converts checked, as PyTorch's: int8's 300 is refused
+            check_fits(x, dt, "where")
     cond = condition if condition.dtype == "bool" else condition.astype("bool")
     return _op("Where", [cond, _math.as_operand(a, dt, dev), _math.as_operand(b, dt, dev)])
 

@@ -453,11 +453,8 @@ void where(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) {
     ctx.expect_dtype(0, DType::Bool);
     ctx.expect_same_dtype(1, 2);
-    Shape ab = ops::broadcast_or_fail(ctx, 1, 2), all;
-    if (!broadcast_shapes(ctx.in(0).shape, ab, all)) {
-      ctx.fail(ErrorMessage("condition " + shape_str(ctx.in(0).shape) + " cannot be broadcast with " + shape_str(ab)));
-    }
-    return std::vector<TensorInfo>{with_shape(ctx.in(1), all)};
+    // condition, input, other: PyTorch's operand order, so a failure names the shapes as its error does
+    return std::vector<TensorInfo>{with_shape(ctx.in(1), ops::broadcast_inputs_or_fail(ctx, {0, 1, 2}))};
   };
   s.gradient = [](GradContext& c) {
     if (c.grad_output(0) != kNoValue) select_gradient(c, c.input(0), 1, 2);

@@ -52,14 +52,30 @@ std::string broadcast_mismatch(const Shape& a, const Shape& b) {
 
 }  // namespace
 
-Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) {
-  Shape out;
-  if (broadcast_shapes(ctx.in(a).shape, ctx.in(b).shape, out)) return out;
-  ctx.fail(ErrorMessage(broadcast_mismatch(ctx.in(a).shape, ctx.in(b).shape))
-               .detail("shapes " + shape_str(ctx.in(a).shape) + " and " + shape_str(ctx.in(b).shape) +
-                       " cannot be broadcast together: broadcasting aligns shapes from the right; each pair "
-                       "of sizes must be equal or one of them 1")
-               .fix("reshape one side so the sizes line up, e.g. b.reshape(1, -1)"));
+Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) { return broadcast_inputs_or_fail(ctx, {a, b}); }
+
+Shape broadcast_inputs_or_fail(const ShapeContext& ctx, std::initializer_list<int> inputs) {
+  Shape so_far, next;
+  bool first = true;
+  for (int i : inputs) {
+    if (first || broadcast_shapes(so_far, ctx.in(i).shape, next)) {
+      so_far = first ? ctx.in(i).shape : next;
+      first = false;
+      continue;
+    }
+    std::string shapes;  // "[2] and [3]", "[2], [3] and [3]"
+    size_t k = 0;
+    for (int j : inputs) {
+      shapes += (k == 0 ? "" : k + 1 == inputs.size() ? " and " : ", ") + shape_str(ctx.in(j).shape);
+      ++k;
+    }
+    ctx.fail(ErrorMessage(broadcast_mismatch(so_far, ctx.in(i).shape))
+                 .detail("shapes " + shapes +
+                         " cannot be broadcast together: broadcasting aligns shapes from the right; each pair "
+                         "of sizes must be equal or one of them 1")
+                 .fix("reshape one side so the sizes line up, e.g. b.reshape(1, -1)"));
+  }
+  return so_far;
 }
 
 std::vector<int64_t> axes_attr(const ShapeContext& ctx, const char* key, int rank) {

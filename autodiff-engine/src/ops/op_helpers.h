@@ -1,5 +1,6 @@
 // Helpers shared by the op families' shape and gradient rules (internal to the engine).
 #pragma once
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ inline TensorInfo with_shape(TensorInfo t, Shape s) {
 
 // Broadcast shape of inputs a and b, with a message naming both shapes on failure.
 Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b);
+// Broadcast shape of the inputs, taken in order as PyTorch's TensorIterator takes its operands:
+// the first line of a failure is PyTorch's sentence for the shape so far against the next input
+// (tensor a and tensor b), the detail names every input's shape.
+Shape broadcast_inputs_or_fail(const ShapeContext& ctx, std::initializer_list<int> inputs);
 // Normalized, sorted, de-duplicated axes from attribute `key` (absent or empty: all axes).
 std::vector<int64_t> axes_attr(const ShapeContext& ctx, const char* key, int rank);
 // Shape after reducing `axes` (kept as 1 when keepdim).
