@@ -65,14 +65,17 @@ def absent_dim(where: str, shape, dim: int, fix: str) -> None:
     raise _C.GlassgradIndexError(f"{cause}\n  {where}: input {list(shape)} has no dim {dim}\n  fix: {fix}")
 
 
-def raise_unsupported_dtype(error: Exception) -> None:
+def raise_unsupported_dtype(error: Exception, op: str = "", inputs=(), attrs=None) -> None:
     """A float-only op's shape rule refusing an integer or bool input ('expected a float32 or
     float64 tensor, got int64 ...') is PyTorch's NotImplementedError ('"elu_cpu" not implemented for
-    'Long''): raised again as an UnsupportedDTypeError (still a DTypeError) with the same words.
+    'Long''): raised again as an UnsupportedDTypeError (still a DTypeError), PyTorch's sentence
+    first where _kernel_names knows op's kernel, the rule's words after it.
     Any other error: returns, for the caller to re-raise it."""
     text = str(error)
     if "expected a float32 or float64 tensor, got " in text:
-        raise UnsupportedDTypeError(text) from None
+        from ._kernel_names import sentence
+        said = sentence(op, inputs, attrs) if op else None
+        raise UnsupportedDTypeError(f"{said}\n  cause: {text}" if said else text) from None  # text ends with its fix
 
 
 def fail(where: str, name: str, want: str, value, fix: str = "", type_error: bool = False) -> None:

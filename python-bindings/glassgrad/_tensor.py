@@ -534,7 +534,7 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = Fal
     try:
         h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     except _C.DTypeError as e:  # (no cost on the path without an exception)
-        _args.raise_unsupported_dtype(e)
+        _args.raise_unsupported_dtype(e, name, inputs, attrs)
         raise
     t = Tensor.__new__(Tensor)
     t._h = h
@@ -560,7 +560,7 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     try:
         handles = _C.lazy_record_op_outputs(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     except _C.DTypeError as e:  # as _op's
-        _args.raise_unsupported_dtype(e)
+        _args.raise_unsupported_dtype(e, name, inputs, attrs)
         raise
     inference = _runtime._inference_blocks and _runtime.is_inference_mode_enabled()
     outs = []
