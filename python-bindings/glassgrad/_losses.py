@@ -219,7 +219,8 @@ def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, s
 
 
 def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where: str) -> None:
-    """Targets already computed (data, not a pending graph) are checked at once, naming the bad one."""
+    """Targets already computed (data, not a pending graph) are checked at once, naming the bad one
+    after PyTorch's IndexError sentence ('Target 3 is out of bounds.')."""
     h = target._h
     if not h.realized:
         return
@@ -237,10 +238,12 @@ def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where:
         return
     bad = np.nonzero(((t < 0) | (t >= classes)) & (t != ignore_index))[0]
     if bad.size:
-        raise _C.GlassgradIndexError(
-            f"{where}: target {int(t[bad[0]])} at position {int(bad[0])} is out of range for {classes} classes\n"
+        raise _C.GlassgradIndexError(  # PyTorch's sentence first, then which target
+            f"{where}: Target {int(t[bad[0]])} is out of bounds.\n"
+            f"  cause: target {int(t[bad[0]])} at position {int(bad[0])} is out of range for {classes} classes\n"
             f"  targets must be in [0, {classes}) or equal ignore_index ({ignore_index}); {bad.size} of {t.size} are not\n"
-            f"  fix: give the model {int(t.max()) + 1} outputs, or shift the targets to start at 0")
+            + (f"  fix: shift the targets to start at 0, or pass ignore_index={int(t[bad[0]])} if they mark padding"
+               if t[bad[0]] < 0 else f"  fix: give the model {int(t.max()) + 1} outputs, or shift the targets to start at 0"))
 
 
 @_autocast.op("nll_loss")
