@@ -8,11 +8,13 @@ import numbers
 
 import numpy as np
 
-from . import (_args, _python_ints, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
+from . import (_C, _args, _runtime, _trace, _python_ints, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
                _predicates, _reductions, _scans, _shapes, _statistics, _strided)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
-from ._tensor import Tensor, _op
+from ._tensor import _INFERENCE_TENSORS, Tensor, _op
+from ._saved_tensor_hooks import STACK as _HOOK_STACK
+from ._trace import _PACKAGE_DIR
 
 # PyTorch's Tensor methods among the functions of these modules (torch names without a method,
 # such as torch.stack or torch.arange, are left out).
@@ -163,7 +165,18 @@ def _with_number(name: str, node: str, sign: float):
                            if subtract and self._h.requires_grad else {"value": sign * other})
         elif tensor_sum and isinstance(other, Tensor):
             # The residual adds of every step: one dtype (not bool, which add makes an or) is its
-            # own result_type, so _math.add would convert nothing and record Add of the two.
+            # own result_type, so _math.add would convert nothing and record Add of the two. The
+            # runtime records it in one call when neither is a view (whose layout _op reads) and
+            # nothing of _op's inference or saved-tensor checks applies; None: the path below.
+            if not (_INFERENCE_TENSORS or _HOOK_STACK or _runtime._inference_blocks):
+                try:
+                    h = _C.lazy_record_sum(self, other, _trace._local, _PACKAGE_DIR)
+                except _C.DTypeError:  # a dtype Add refuses: _op's message below
+                    h = None
+                if h is not None:
+                    t = Tensor.__new__(Tensor)
+                    t._h = h
+                    return t
             dt = self._h.dtype
             if dt == other._h.dtype and dt != "bool":
                 return _op("Add", [self, other])

@@ -490,6 +490,16 @@ void bind_lazy(py::module_& m) {
           return std::move(outs[0]);
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"));
+  // x + y of two tensors (glassgrad._methods, Tensor.__add__): the Add's handle, or None where
+  // the operator's general path decides (lazy.h, record_plain_sum).
+  m.def("lazy_record_sum",
+        [](const py::object& a, const py::object& b, const py::object& stacks, const py::str& package_dir) {
+          std::vector<py::object> held;
+          Handle* ha = handle_of_tensor(a.ptr(), held);
+          Handle* hb = handle_of_tensor(b.ptr(), held);
+          return lazy::record_plain_sum(*ha, *hb, meta_from_python(stacks, package_dir));
+        },
+        py::arg("a"), py::arg("b"), py::arg("stacks"), py::arg("package_dir"));
   // x[i, j, ...] with Python ints (glassgrad._indexing.int_view): the key's views in one call.
   m.def("lazy_select_positions",
         [](lazy::Handle& base, const std::vector<int64_t>& positions, const py::object& stacks,

@@ -290,6 +290,10 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
 // The op's schema given (a caller that keeps it: the bindings, by the op name's str object).
 std::vector<std::unique_ptr<Handle>> record_handles(const OpSchema& op, const std::vector<Handle*>& inputs,
                                                     const SharedAttrs& attrs, const SharedMeta& meta);
+// a + b as Add(a, b) when that is all the Python operator would record: both of one dtype (not
+// bool) and neither a view (plain_sum.cpp); null, and nothing recorded, otherwise. The residual
+// adds of a training step take it (python-bindings/glassgrad/_methods.py).
+std::unique_ptr<Handle> record_plain_sum(Handle& a, Handle& b, const SharedMeta& meta);
 // x[i, j, ...] for in-range positions of the leading dims (one per dim, at least one): the view
 // the general key's path records (a Slice per position, then the Reshape dropping their axes),
 // in one call: the element loops of scripts index this way (`N[a, b] += 1`).
