@@ -18,7 +18,7 @@ from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from . import _C, _args, _device, _dtypes, _trace
+from . import _C, _args, _device, _dtypes, _numpy_arrays, _tensor_data, _trace
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
@@ -582,7 +582,10 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     (tensors live in glassgrad's own memory, on the CPU or a GPU): later changes to the array are
     not seen."""
     if not isinstance(ndarray, np.ndarray):
-        raise _args.InvalidArgumentTypeError(f"from_numpy: expected a NumPy array, got {type(ndarray).__name__}")
+        raise _args.InvalidArgumentTypeError(f"expected np.ndarray (got {_tensor_data.type_name(ndarray)})\n  "
+                                             f"from_numpy takes a NumPy array, as PyTorch's\n  fix: "
+                                             f"glassgrad.tensor(value) for a list or a number")
+    _numpy_arrays.check(ndarray, "glassgrad.from_numpy")
     return tensor(ndarray, device="cpu")
 
 
@@ -592,6 +595,8 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor):
         out = data.astype(dtype) if dtype is not None else data
         return out.to(device) if device is not None else out
+    if isinstance(data, np.ndarray):
+        _numpy_arrays.check(data, "glassgrad.as_tensor")
     return tensor(data, dtype=dtype, device=device)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _grad_objects, _no_grad_views, _python_ints, _tensor_data, _view_base, _view_hooks, _vmap_calls
+from . import _grad_objects, _no_grad_views, _numpy_arrays, _python_ints, _tensor_data, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -704,6 +704,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
         data = data.numpy()
     want = None if dtype is None else _dtype_name(dtype)  # (each call written out here saves a frame per batch)
+    if isinstance(data, np.ndarray):
+        _numpy_arrays.check(data, "glassgrad.tensor")  # a negative stride or a foreign byte order, as PyTorch
     if isinstance(data, np.ndarray) and data.dtype.kind == "O":
         # PyTorch refuses an array of Python objects whatever dtype is asked for (its TypeError):
         # converting each object would hide mixed columns (strings, NaN) until a loss is nan

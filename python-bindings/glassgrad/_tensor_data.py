@@ -54,7 +54,7 @@ def refuse(data, want: Optional[str]) -> Optional[str]:
     'f' or 'c'; None for empty data)."""
     if isinstance(data, (str, bytes)):
         raise _args.InvalidArgumentTypeError(
-            f"new(): invalid data type '{_type_name(data)}'\n  glassgrad.tensor: the data is the {_type_name(data)} "
+            f"new(): invalid data type '{type_name(data)}'\n  glassgrad.tensor: the data is the {type_name(data)} "
             f"{_shown(data)}; a tensor holds numbers\n  fix: convert it first, e.g. float(s), or "
             f"list(s.encode()) for a string's bytes")
     sizes = _sizes(data)
@@ -64,7 +64,7 @@ def refuse(data, want: Optional[str]) -> Optional[str]:
     return kind
 
 
-def _type_name(x) -> str:
+def type_name(x) -> str:
     """The name PyTorch's messages give x's type (CPython's tp_name): 'list', 'numpy.float32'."""
     t = type(x)
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
@@ -101,7 +101,7 @@ def _sizes(data) -> List[int]:
         sizes.append(len(seq))
         if len(sizes) > _MAX_DIMS:
             raise _C.InvalidArgumentError(
-                f"too many dimensions '{_type_name(seq)}'\n  glassgrad.tensor: the data's first items nest more than "
+                f"too many dimensions '{type_name(seq)}'\n  glassgrad.tensor: the data's first items nest more than "
                 f"{_MAX_DIMS} deep{' (a str is a sequence of strs, so strings never end)' if isinstance(seq, str) else ''}"
                 f"; a tensor holds numbers\n  fix: convert strings to numbers first (float(s), or a label's index "
                 f"in a vocabulary)")
@@ -116,8 +116,8 @@ def _infer(x, path: List[int]) -> Optional[str]:
     neither a number nor a sequence (None: no item)."""
     if isinstance(x, (str, bytes)):
         raise _args.InvalidArgumentTypeError(
-            f"new(): invalid data type '{_type_name(x)}'\n  glassgrad.tensor: {_where(path)} is the "
-            f"{_type_name(x)} {_shown(x)}; a tensor holds numbers\n  fix: convert such items to numbers first "
+            f"new(): invalid data type '{type_name(x)}'\n  glassgrad.tensor: {_where(path)} is the "
+            f"{type_name(x)} {_shown(x)}; a tensor holds numbers\n  fix: convert such items to numbers first "
             f"(float(s), or a label's index in a vocabulary)")
     if isinstance(x, (bool, np.bool_)):
         return "b"
@@ -130,7 +130,7 @@ def _infer(x, path: List[int]) -> Optional[str]:
         return {"u": "i"}.get(x.dtype.kind, x.dtype.kind)
     if not _is_sequence(x):
         raise _C.InvalidArgumentError(
-            f"Could not infer dtype of {_type_name(x)}\n  glassgrad.tensor: {_where(path)} is {_shown(x)}, neither "
+            f"Could not infer dtype of {type_name(x)}\n  glassgrad.tensor: {_where(path)} is {_shown(x)}, neither "
             f"a number nor a sequence of numbers\n  fix: " + (
                 "glassgrad.tensor(list(values)) for a generator or another iterable"
                 if hasattr(x, "__iter__") and not isinstance(x, dict) else
@@ -190,13 +190,13 @@ def _number(x, path: List[int], kind: str, sizes: List[int]) -> None:
         if hasattr(x, "__float__") or hasattr(x, "__index__"):
             return
         raise _args.InvalidArgumentTypeError(
-            f"must be real number, not {_type_name(x)}\n  glassgrad.tensor: {_where(path)} is {_shown(x)}, where the "
+            f"must be real number, not {type_name(x)}\n  glassgrad.tensor: {_where(path)} is {_shown(x)}, where the "
             f"shape {sizes} read from the first items wants a number\n  fix: give every row the same nesting")
     if isinstance(x, float) or (kind == "b" and isinstance(x, (complex, np.number))):
         return
     if not hasattr(x, "__index__"):
         raise _args.InvalidArgumentTypeError(
-            f"'{_type_name(x)}' object cannot be interpreted as an integer\n  glassgrad.tensor: {_where(path)} is "
+            f"'{type_name(x)}' object cannot be interpreted as an integer\n  glassgrad.tensor: {_where(path)} is "
             f"{_shown(x)}, where the shape {sizes} read from the first items wants an integer\n  fix: give every "
             f"row the same nesting, and integers for an integer dtype (float items: dtype=glassgrad.float32)")
     if kind == "i" and not _LONG[0] <= int(x.__index__()) < _LONG[1]:

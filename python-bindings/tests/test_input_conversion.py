@@ -1,6 +1,9 @@
 """Data entering glassgrad from NumPy or Python keeps its values and its shape, whatever its byte
 order, strides or rank: big-endian arrays are converted (not copied as raw bytes), 0-d inputs
-stay 0-d, views with any strides are copied element by element."""
+stay 0-d, views with any strides are copied element by element. A script's glassgrad.tensor of
+an array with a negative stride or another byte order is refused as PyTorch's torch.tensor
+refuses it (test_numpy_array_refusals.py); glassgrad's own paths (Parameter, load_state_dict,
+an operand of arithmetic) convert such arrays."""
 import numpy as np
 import pytest
 
@@ -18,7 +21,10 @@ def _values(dtype):
 def test_every_byte_order_round_trips_values(dtype, order):
     ref = _values(dtype).reshape(2, 3, 4)
     arr = ref.astype(np.dtype(dtype).newbyteorder(order))
-    out = gg.tensor(arr).numpy()
+    if not arr.dtype.isnative:
+        with pytest.raises(ValueError, match="^given numpy array has byte order different"):
+            gg.tensor(arr)
+    out = (gg.tensor(arr) if arr.dtype.isnative else gg.Parameter(arr, requires_grad=False)).numpy()
     assert out.dtype == np.dtype(dtype) and out.dtype.isnative
     np.testing.assert_array_equal(out, ref)
 
@@ -33,7 +39,12 @@ def test_every_byte_order_round_trips_values(dtype, order):
 def test_strided_and_reversed_views_are_copied_element_by_element(view):
     a = np.arange(30, dtype=np.float32).reshape(5, 6)
     v = view(a)
-    np.testing.assert_array_equal(gg.tensor(v).numpy(), np.asarray(v, dtype=np.float32))
+    refused = min(v.strides) < 0 or not v.dtype.isnative
+    if refused:
+        with pytest.raises(ValueError):
+            gg.tensor(v)
+    made = gg.Parameter(v, requires_grad=False) if refused else gg.tensor(v)
+    np.testing.assert_array_equal(made.numpy(), np.asarray(v, dtype=np.float32))
 
 
 @pytest.mark.parametrize("value,dtype", [
@@ -42,7 +53,8 @@ def test_strided_and_reversed_views_are_copied_element_by_element(view):
     (np.array(4.0, dtype=">f8"), "float64"),
 ])
 def test_zero_dimensional_inputs_stay_zero_dimensional(value, dtype):
-    t = gg.tensor(value)
+    native = not isinstance(value, np.ndarray) or value.dtype.isnative
+    t = gg.tensor(value) if native else gg.Parameter(value, requires_grad=False)
     assert t.shape == () and t.ndim == 0 and t.dtype == dtype
     assert t.numpy().shape == ()
     assert t.item() == np.asarray(value).item()
