@@ -113,9 +113,9 @@ def _check_sizes(input: Tensor, amounts: List[int], mode: str) -> None:
                 f"pad: padding ({left}, {right}) of dim {dim} (size {n}) leaves {n + left + right} elements\n"
                 f"  fix: crop at most {n} elements of that dim in all")
         if mode == "reflect" and (left >= n or right >= n):
-            raise _C.InvalidArgumentError(
-                f"pad: padding size should be less than the corresponding input dimension, but got padding "
-                f"({left}, {right}) at dimension {dim} of input {list(input.shape)}\n"
+            raise _C.InvalidArgumentError(  # PyTorch's sentence first (each refusal of pad)
+                f"pad: Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                f"padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}\n"
                 f"  cause: a reflection repeats no edge, so dim {dim} has {n - 1} elements to mirror on each side\n"
                 f"  fix: pad by at most {n - 1}, or mode='replicate'")
         if mode == "circular":
@@ -126,7 +126,8 @@ def _check_sizes(input: Tensor, amounts: List[int], mode: str) -> None:
                     f"  fix: crop at most {n} elements of that dim in all")
             if left > kept or right > kept:
                 raise _C.InvalidArgumentError(
-                    f"pad: padding ({left}, {right}) of dim {dim} (size {kept}) would wrap around more than once\n"
+                    f"pad: Padding value causes wrapping around more than once.\n  cause: padding ({left}, {right}) "
+                    f"of dim {dim} (size {kept}) would wrap around more than once\n"
                     f"  fix: pad by at most {kept} on each side")
 
 
@@ -142,25 +143,26 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
         _args.fail("pad", "pad", "a tuple of ints (left, right, ...)", pad, fix="pad(x, (1, 1))", type_error=True)
     amounts = [_args.integer(p, f"pad[{i}]", "pad", fix="pad(x, (1, 1))") for i, p in enumerate(pad)]
     if len(amounts) % 2:
-        raise _C.InvalidArgumentError(f"pad: padding length must be divisible by 2, got {tuple(amounts)}\n"
+        raise _C.InvalidArgumentError(f"pad: Padding length must be divisible by 2\n  cause: got {tuple(amounts)}\n"
                                       f"  fix: one (left, right) pair per padded dim, from the last dim backwards")
     if len(amounts) // 2 > input.ndim:
         raise _C.InvalidArgumentError(
-            f"pad: padding length should be less than or equal to two times the input dimension but got padding "
+            f"pad: Padding length should be less than or equal to two times the input dimension but got padding "
             f"length {len(amounts)} and input of dimension {input.ndim}\n  fix: at most {input.ndim} pairs")
     if not isinstance(mode, str) or mode not in PAD_MODES:
-        raise _C.UnsupportedError(f"pad: unrecognised padding mode {mode!r}\n  fix: mode='constant', 'reflect', "
+        raise _C.UnsupportedError(f"pad: Unrecognised padding mode {mode}\n  cause: mode={mode!r}\n"
+                                  f"  fix: mode='constant', 'reflect', "
                                   f"'replicate' or 'circular'")
     if mode != "constant":
         if value:
-            raise RefusedValueError(f"pad: padding mode \"{mode}\" doesn't take in value argument (got "
-                                    f"value={value})\n  fix: drop value=..., or mode='constant'")
+            raise RefusedValueError(f"pad: Padding mode \"{mode}\" doesn't take in value argument\n  cause: got "
+                                    f"value={value}\n  fix: drop value=..., or mode='constant'")
         dims = len(amounts) // 2
         if dims not in (1, 2, 3) or input.ndim not in (dims + 1, dims + 2):
             ranks = " or ".join(f"{r}D" for r in (dims + 1, dims + 2)) if dims in (1, 2, 3) else "no"
             raise _C.UnsupportedError(
-                f"pad: padding size {len(amounts)} is not supported for {input.ndim}D input tensor in mode "
-                f"'{mode}': {mode} padding pads the last 1, 2 or 3 dims of an input with a batch and/or channel "
+                f"pad: Padding size {len(amounts)} is not supported for {input.ndim}D input tensor.\n  cause: "
+                f"mode '{mode}' pads the last 1, 2 or 3 dims of an input with a batch and/or channel "
                 f"axis in front ({ranks} input for {len(amounts)} amounts)\n"
                 f"  fix: reshape the input, e.g. x.unsqueeze(0), or give one pair per padded trailing dim")
     fill = 0.0 if value is None else _args.real(value, "value", "pad", as_float=True)

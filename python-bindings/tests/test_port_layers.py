@@ -146,8 +146,8 @@ def test_pad_with_a_value_and_negative_amounts_crops():
     got = F.pad(gg.tensor(X), (-1, 2, 1, -2), value=7.0).numpy()
     want = np.pad(X[:, :, :3, 1:], [(0, 0), (0, 0), (1, 0), (0, 2)], constant_values=7.0)
     np.testing.assert_array_equal(got, want)
-    with pytest.raises(gg.InvalidArgumentError, match=r"padding size should be less than the corresponding input "
-                                                      r"dimension, but got padding \(7, 0\) at dimension 3"):
+    with pytest.raises(gg.InvalidArgumentError, match=r"Padding size should be less than the corresponding input "
+                                                      r"dimension, but got: padding \(7, 0\) at dimension 3"):
         F.pad(gg.tensor(X), (7, 0, 0, 0), mode="reflect")
 
 
