@@ -35,3 +35,14 @@ Legendre3.apply(t).sum().backward()
 print(t.grad.tolist())
 # --8<-- [end:function]
 assert t.grad.tolist() == [-1.5, 6.0, 28.5]
+
+# --8<-- [start:mutation]
+with gg.autograd.graph.allow_mutation_on_saved_tensors():
+    a = gg.ones(2, 3, requires_grad=True)
+    b = a.clone()
+    out = (b ** 2).sum()
+    b.sin_()                # b is saved by b ** 2: allowed in the context
+    out.backward()
+print(a.grad.tolist())      # 2 everywhere: the saved b was 1
+# --8<-- [end:mutation]
+assert a.grad.tolist() == [[2.0] * 3] * 2

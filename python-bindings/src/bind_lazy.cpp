@@ -13,6 +13,7 @@
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/executor.h"
 #include "glassgrad/runtime/lazy.h"
+#include "glassgrad/runtime/lazy_saved_mutation.h"
 #include "glassgrad/runtime/lazy_updates.h"
 
 namespace glassgrad {
@@ -662,6 +663,10 @@ void bind_lazy(py::module_& m) {
   m.def("capture_begin", &lazy::capture_begin);
   m.def("capture_end", &lazy::capture_end);
   m.def("lazy_seq", &lazy::current_seq);
+  m.def("lazy_allow_mutation_on_saved_since", &lazy::allow_mutation_on_saved_since, py::arg("since"),
+        "autograd.graph.allow_mutation_on_saved_tensors: opens its context at the op sequence number "
+        "`since` (lazy_seq()), 0 closes it (lazy_saved_mutation.h).");
+  m.def("lazy_mutation_on_saved_allowed_since", &lazy::mutation_on_saved_allowed_since);
   m.def("plan_for", [](const std::vector<Handle*>& hs) { return std::const_pointer_cast<Plan>(lazy::plan_for(values_of(hs))); });
 }
 

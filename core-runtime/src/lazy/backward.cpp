@@ -11,6 +11,7 @@
 #include "glassgrad/autodiff/gradient_buckets.h"
 #include "glassgrad/autodiff/gradients.h"
 #include "glassgrad/runtime/host_times.h"
+#include "glassgrad/runtime/lazy_saved_mutation.h"
 #include "lazy_internal.h"
 #include "trace_pool.h"
 
@@ -224,15 +225,30 @@ const TraceValue* overwritten_source(const TraceValue* v) {
   return nullptr;
 }
 
+// The first op sequence number of the open allow_mutation_on_saved_tensors context (0: none).
+uint64_t g_mutation_allowed_since = 0;
+
+// Whether fwd was recorded inside the open allow_mutation_on_saved_tensors context: every write
+// since was made inside it too, as PyTorch's context requires of both (lazy_saved_mutation.h).
+bool mutation_allowed(const TraceNode& fwd) {
+  if (g_mutation_allowed_since == 0) return false;
+  for (const auto& out : fwd.outputs) {
+    if (const ValuePtr o = out.lock()) return o->seq >= g_mutation_allowed_since;
+  }
+  return false;
+}
+
 // A forward value a gradient rule reads (or PyTorch's node saves), checked: modified in place since
 // it was saved (a new version of its storage, or an optimizer's update of its buffer), it raises
-// PyTorch's error, but in the gradient of the in-place op that made the new version.
+// PyTorch's error, but in the gradient of the in-place op that made the new version, or inside
+// the allow_mutation_on_saved_tensors context that recorded its node.
 void check_saved_value(const Export& ex, const ValuePtr& v, const TraceNode* fwd) {
   if (!v) return;
   if (ex.overwritten_leaves) {
     if (const TraceValue* leaf = overwritten_source(v.get())) throw_modified(*leaf);
   }
-  if (v->stale() && (v->counter.get() != fwd->in_place_of || v->version >= fwd->in_place_version)) {
+  if (v->stale() && (v->counter.get() != fwd->in_place_of || v->version >= fwd->in_place_version) &&
+      !mutation_allowed(*fwd)) {
     const bool saved_output = v->producer.get() == fwd;
     throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
                          .detail("modified by " + v->counter->writer + "; saved by " +
@@ -465,6 +481,10 @@ uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook) {
   v->grad_hooks.emplace_back(++next_key, std::move(hook));
   return next_key;
 }
+
+void allow_mutation_on_saved_since(uint64_t since) { g_mutation_allowed_since = since; }
+
+uint64_t mutation_on_saved_allowed_since() { return g_mutation_allowed_since; }
 
 void set_post_accumulate_hook(const ValuePtr& v, std::function<void()> hook) {
   v->post_accumulate_hook = std::move(hook);

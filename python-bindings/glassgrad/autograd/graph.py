@@ -14,7 +14,9 @@
 - saved_tensors_hooks(pack_hook, unpack_hook), save_on_cpu, disable_saved_tensors_hooks: the hooks
   run on the tensors PyTorch's nodes save, packing as the forward records an op and unpacking as a
   backward reaches it; where the unpack hook returns other values than those saved, the gradient
-  is computed from them for the common ops (_unpacked_gradients.py)."""
+  is computed from them for the common ops (_unpacked_gradients.py);
+- allow_mutation_on_saved_tensors(): inside it, a saved tensor may be written in place before
+  backward() reads it (_saved_mutation.py)."""
 from __future__ import annotations
 
 import abc
@@ -23,9 +25,10 @@ from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence
 from .. import _backward_end, _saved_tensor_hooks
 
 from .._tensor import Tensor, _AccumulateGrad, _GradFn
+from ._saved_mutation import _AllowMutationOnSavedContext, allow_mutation_on_saved_tensors  # noqa: F401  (PyTorch's names)
 
 __all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
-           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "allow_mutation_on_saved_tensors"]
 
 
 class Node(abc.ABC):
