@@ -7,6 +7,10 @@ import pytest
 
 import glassgrad as gg
 
+# Tensors made without a device start on the CPU, so the messages name glassgrad.FloatTensor (on a
+# GPU machine the default device is the GPU: glassgrad.cuda.FloatTensor, as PyTorch's torch.cuda.FloatTensor).
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
 _HEAD = "one of the variables needed for gradient computation has been modified by an inplace operation: "
 
 

@@ -11,6 +11,10 @@ import pytest
 import glassgrad as gg
 from glassgrad import _losses
 
+# The CPU's fast paths and checks: tensors made without a device start on the CPU here (on a GPU
+# machine the default device is the GPU, whose targets these host-side checks do not read).
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
 
 def _ce(n, classes, target, **kw):
     logits = gg.zeros(n, classes, requires_grad=True)
