@@ -54,6 +54,18 @@ def check_not_inference(t, op: str) -> None:
             "  fix: x = x.clone() outside inference_mode(), then update the clone")
 
 
+def count_write(t, op: str) -> None:
+    """A write of t's own values that PyTorch counts (autograd.graph.increment_version, a custom
+    Function's dirty input): t's version goes up by one and its value becomes a new version, so
+    a backward that reads what was saved before raises PyTorch's error while later uses of t do
+    not (a count alone leaves the saved value and t's one value, which all its readers would then
+    find modified). Written under no_grad, the gradient passes through unchanged and grad_fn stays
+    (docs/inplace-and-views.md)."""
+    first = _C.lazy_seq()
+    with _runtime.no_grad():
+        write(t, t.detach().clone(), op, first)
+
+
 def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""):
     """Makes `result` (computed from t since sequence number first_seq) the new value of t's
     storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's

@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Any, Optional
 
-from .. import _C, _backward_end
+from .. import _C, _backward_end, _inplace
 from .._runtime import no_grad, records_grad
 from .._tensor import FREED_SAVED_TENSORS, Tensor
 
@@ -353,6 +353,7 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
         _NODES[out._h.identity] = ctx
         if id(y) in dirty:  # the input written in place is the output, as PyTorch returns it
             y._h.reset(out._h)
+            _inplace.count_write(y, f"{cls.__name__}.apply")  # PyTorch counts the marked write once more
             out = y
         wrapped.append(out)
         differentiable.append(j)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import abc
 from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Union
 
-from .. import _backward_end, _saved_tensor_hooks
+from .. import _backward_end, _inplace, _saved_tensor_hooks
 
 from .._tensor import Tensor, _AccumulateGrad, _GradFn
 from ._saved_mutation import _AllowMutationOnSavedContext, allow_mutation_on_saved_tensors  # noqa: F401  (PyTorch's names)
@@ -95,9 +95,11 @@ def edge_tensor(edge: GradientEdge) -> Tensor:
 
 
 def increment_version(tensor: Union[Tensor, Iterable[Tensor]]) -> None:
-    """Counts an in-place write the library did not see (a custom kernel's) on each tensor."""
+    """Counts an in-place write the library did not see (a custom kernel's) on each tensor: a
+    backward that reads what was saved before raises PyTorch's error; the tensor's later uses do
+    not (_inplace.count_write)."""
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
-        t._h.count_identity_write("increment_version")
+        _inplace.count_write(t, "increment_version")
 
 
 class _MultiHandle:
