@@ -706,15 +706,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     want = None if dtype is None else _dtype_name(dtype)  # (each call written out here saves a frame per batch)
     if isinstance(data, np.ndarray):
         _numpy_arrays.check(data, "glassgrad.tensor")  # a negative stride or a foreign byte order, as PyTorch
-    if isinstance(data, np.ndarray) and data.dtype.kind == "O":
-        # PyTorch refuses an array of Python objects whatever dtype is asked for (its TypeError):
-        # converting each object would hide mixed columns (strings, NaN) until a loss is nan
-        raise _C.DTypeError(f"glassgrad.tensor: can't convert a NumPy array of dtype object (Python objects, "
-                            f"e.g. {data.flat[0]!r} of type {type(data.flat[0]).__name__}) of shape {data.shape}, "
-                            f"as PyTorch can't\n  fix: make the values numbers first: arr.astype(np.float32) "
-                            f"(pandas: df.astype(float) or pd.get_dummies(..., dtype=float) before .values)"
-                            if data.size else f"glassgrad.tensor: can't convert a NumPy array of dtype object of "
-                            f"shape {data.shape}, as PyTorch can't\n  fix: arr.astype(np.float32)")
+        if data.dtype.kind in _numpy_arrays.REFUSED_KINDS or data.dtype.itemsize > 8 and data.dtype.kind == "f":
+            _numpy_arrays.refuse_dtype(data, "glassgrad.tensor")  # objects, strings, dates, long double
     if isinstance(data, (list, tuple)) and data:
         _warn_list_of_arrays(data)
     arr = _list_array(data, want) if isinstance(data, (list, tuple)) else np.asarray(data)

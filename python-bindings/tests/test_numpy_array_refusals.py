@@ -1,6 +1,6 @@
 """torch.tensor, torch.as_tensor and torch.from_numpy of a NumPy array with a negative stride
-or a byte order other than the machine's raise PyTorch's ValueError, its sentence first
-(_numpy_arrays.py); other strides, 0-d and empty arrays, subclasses and copies convert; from_numpy
+or a byte order other than the machine's raise PyTorch's ValueError, its sentence first, and of
+an array of objects, strings, dates or long doubles PyTorch's TypeError (_numpy_arrays.py); other strides, 0-d and empty arrays, subclasses and copies convert; from_numpy
 of something else is PyTorch's TypeError 'expected np.ndarray (got list)'. The sentences are
 PyTorch 2.14's; the last test compares with torch when it is installed."""
 import sys
@@ -55,6 +55,24 @@ def test_glassgrads_own_calls_convert_reversed_arrays():
     assert batch.tolist() == [[2.0, 1.0, 0.0], [2.0, 1.0, 0.0]]
 
 
+REFUSED_TYPES = [(np.array([1, "a"], dtype=object), "object_"), (np.array([], dtype=object), "object_"),
+                 (np.array(["1.5"]), "str_"), (np.array([b"a"]), "bytes_"), (np.ones(2, np.longdouble), "longdouble"),
+                 (np.array(["2020-01-01"], dtype="datetime64[D]"), "datetime64"),
+                 (np.array([1], dtype="timedelta64[s]"), "timedelta64"), (np.zeros(1, dtype=[("a", "f4")]), "void")]
+
+
+@pytest.mark.parametrize("maker", sorted(MAKERS) + ["tensor-float32"])
+@pytest.mark.parametrize("array,name", REFUSED_TYPES, ids=[n for _, n in REFUSED_TYPES])
+def test_a_type_pytorch_holds_no_dtype_for_is_refused(maker, array, name):
+    make = (lambda a: gg.tensor(a, dtype=gg.float32)) if maker == "tensor-float32" else MAKERS[maker]
+    with pytest.raises(TypeError) as info:
+        make(array)
+    first, *rest = str(info.value).splitlines()
+    assert first == (f"can't convert np.ndarray of type numpy.{name}. The only supported types are: float64, float32, "
+                     "float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.")
+    assert any("fix:" in line for line in rest)
+
+
 @pytest.mark.parametrize("value,name", [([1, 2], "list"), (np.float32(1), "numpy.float32"), (3, "int")])
 def test_from_numpy_of_something_else(value, name):
     with pytest.raises(TypeError) as info:
@@ -71,7 +89,7 @@ def test_as_torch():
         except (ValueError, TypeError) as e:
             return e
     for make in MAKERS:
-        for array in (A[::-1], np.arange(3, dtype=FOREIGN + "f4"), A[:, ::2]):
+        for array in (A[::-1], np.arange(3, dtype=FOREIGN + "f4"), A[:, ::2]) + tuple(a for a, _ in REFUSED_TYPES):
             mine, theirs = outcome(gg, make, array), outcome(torch, make, array)
             if isinstance(theirs, Exception):
                 assert isinstance(mine, type(theirs)) and str(mine).splitlines()[0] == str(theirs).splitlines()[0]
