@@ -59,8 +59,9 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     if input.ndim < 3:  # PyTorch reads dims 1 and 2 before it checks the rank
         _args.absent_dim(where, input.shape, max(input.ndim, 1), "(N, C, H, W) or (C, H, W) input")
     if input.ndim != 3 and input.ndim != 4:
-        raise FoldShapeError(f"{where}: Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D, "
-                            f"shape {list(input.shape)})\n  fix: (N, C, H, W) or (C, H, W)")
+        raise FoldShapeError(f"{where}: Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                             f"non-zero dimensions for input, but got: {list(input.shape)}\n  cause: only 3D or 4D "
+                             f"input tensors are supported (got {input.ndim}D)\n  fix: (N, C, H, W) or (C, H, W)")
     x = input.reshape(1, *input.shape) if input.ndim == 3 else input
     n, c, h, w = x.shape
     _grid((h, w), k, d, p, s, where)
@@ -84,8 +85,10 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     k, d, p, s = _arguments(kernel_size, dilation, padding, stride, where)
     size = _args.int_pair(output_size, "output_size", where, 1)
     if input.ndim not in (2, 3):
-        raise FoldShapeError(f"{where}: Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
-                            f"(got {input.ndim}D, shape {list(input.shape)})\n  fix: (N, C * k_h * k_w, L)")
+        raise FoldShapeError(f"{where}: Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size "
+                             f"and non-zero dimensions for input, but got: {list(input.shape)}\n  cause: only "
+                             f"unbatched (2D) or batched (3D) input tensors are supported (got {input.ndim}D)\n"
+                             f"  fix: (N, C * k_h * k_w, L)")
     x = input.reshape(1, *input.shape) if input.ndim == 2 else input
     n, ck, blocks = x.shape
     bh, bw = _grid(size, k, d, p, s, where)

@@ -158,8 +158,11 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     align_corners = _align(align_corners)
     k = input.ndim - 2
     if input.ndim not in (4, 5) or grid.ndim != input.ndim or grid.shape[-1] != k:
-        raise _C.ShapeError(f"grid_sample: expected a 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2), or a "
-                            f"5-D input (N, C, D, H, W) with a grid (N, D_out, H_out, W_out, 3), got input "
+        # PyTorch checks the grid's last size first: its sentence leads when that is what is wrong
+        said = (f"grid_sampler(): expected grid to have size {k} in last dimension, but got grid with sizes "
+                f"{list(grid.shape)}\n  cause: " if grid.ndim and grid.shape[-1] != k else "")
+        raise _C.ShapeError(f"{said}grid_sample: expected a 4-D input (N, C, H, W) with a grid (N, H_out, W_out, 2), or "
+                            f"a 5-D input (N, C, D, H, W) with a grid (N, D_out, H_out, W_out, 3), got input "
                             f"{list(input.shape)} and grid {list(grid.shape)}\n"
                             "  fix: grid = F.affine_grid(theta, x.size(), align_corners=False)")
     if mode == "bicubic" and k == 3:

@@ -66,7 +66,12 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
-    _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
+    if approximate != "none" and approximate != "tanh":  # PyTorch's sentence first for a str it does not know
+        fix = "approximate='tanh' for the tanh formula"
+        if not isinstance(approximate, str):
+            _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix=fix)
+        with _args.pytorch_says("approximate argument must be either none or tanh."):
+            _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix=fix)
     return _op("GELU" if approximate == "none" else "GELUTanh", [input])
 
 
@@ -182,7 +187,8 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's. A 1-d
-    weight [in_features] gives y [*] (matmul's matrix-vector product, as PyTorch's)."""
+    weight [in_features] gives y [*] (matmul's matrix-vector product, as PyTorch's), which takes a
+    bias only when it is 0-d and the input is not a matrix (PyTorch's addmm refuses the others)."""
     integral = input._h.dtype not in _FLOATING  # matmul multiplies integer matrices
     ndim = len(input._h.shape)  # (read once: each read is a call)
     # weight.t() (_shapes.t of a matrix, written out), PyTorch's TBackward0 node, for the matrix
@@ -194,6 +200,10 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     y = matmul(input, weight_t) if ndim == 1 or integral or vector else _op("MatMul", [input, weight_t])
     if bias is None:
         return y
+    if vector and (ndim == 2 or len(bias._h.shape) != 0):  # PyTorch adds only a 0-d bias, to a 1-d or >= 3-d input
+        raise _C.ShapeError(f"mat2 must be a matrix, got 1-D tensor\n  linear: a 1-d weight {list(weight.shape)} with "
+                            f"input {list(input.shape)} and bias {list(bias.shape)}\n  fix: weight.unsqueeze(0) "
+                            f"(one output feature), or add the bias after F.linear(x, w)")
     # PyTorch's node (Tensor.grad_fn): addmm's for a matrix input, whose operands are (bias, input,
     # weight.T) (torch_operands: _GradFn._composite_inputs), else the view of addmm's result
     if ndim == 2 and not integral and not vector:

@@ -1,5 +1,6 @@
 """F.linear with a 1-d weight [in_features] is a matrix-vector product, as PyTorch's: the output
-drops the feature axis (y [*] for input [*, in_features]), gradients flow to input and weight."""
+drops the feature axis (y [*] for input [*, in_features]), gradients flow to input and weight; a
+bias is taken only where PyTorch takes it (0-d, with an input that is not a matrix)."""
 import numpy as np
 import pytest
 
@@ -24,12 +25,32 @@ def test_values_and_gradients(shape):
 def test_a_scalar_bias_is_added():
     x, w = gg.ones(2, 3, 4), gg.arange(4.0)
     assert F.linear(x, w, gg.tensor(0.5)).tolist() == [[6.5] * 3] * 2
+    assert F.linear(gg.ones(4), w, gg.tensor(0.5)).item() == 6.5
+
+
+@pytest.mark.parametrize("shape, bias", [((3, 4), ()), ((3, 4), (3,)), ((4,), (1,)), ((2, 3, 4), (3,))])
+def test_other_biases_are_refused_as_pytorch(shape, bias):
+    with pytest.raises(RuntimeError, match="^mat2 must be a matrix, got 1-D tensor"):
+        F.linear(gg.ones(*shape), gg.ones(4), gg.ones(bias))
 
 
 def test_integers_and_mismatched_sizes():
     assert F.linear(gg.arange(12).reshape(3, 4), gg.arange(4)).tolist() == [14, 38, 62]
     with pytest.raises(RuntimeError):
         F.linear(gg.ones(3, 4), gg.ones(5))
+
+
+def test_bias_rules_as_torch():
+    torch = pytest.importorskip("torch")
+    for shape in [(4,), (3, 4), (2, 3, 4)]:
+        for bias in [(), (1,)]:
+            seen = []
+            for lib in (torch, gg):
+                try:
+                    seen.append(tuple(lib.nn.functional.linear(lib.ones(*shape), lib.ones(4), lib.ones(bias)).shape))
+                except RuntimeError as e:
+                    seen.append(str(e).splitlines()[0])
+            assert seen[0] == seen[1], (shape, bias, seen)
 
 
 def test_as_torch():
