@@ -15,13 +15,29 @@ LEGACY = os.environ.get("GYM_STAND_IN_API") == "0.21"
 
 
 class Box:
+    # as gym's Box: low and high are float32 arrays of the space's shape
     def __init__(self, low, high, shape):
-        self.low, self.high, self.shape = low, high, shape
+        self.low, self.high = np.full(shape, low, np.float32), np.full(shape, high, np.float32)
+        self.shape, self.dtype, self.rng = shape, np.dtype(np.float32), np.random.default_rng()
+
+    def seed(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+        return [seed]
+
+    def sample(self):
+        return self.rng.uniform(self.low, self.high).astype(np.float32)
 
 
 class Discrete:
     def __init__(self, n):
-        self.n, self.shape = n, ()
+        self.n, self.shape, self.rng = n, (), np.random.default_rng()
+
+    def seed(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+        return [seed]
+
+    def sample(self):
+        return int(self.rng.integers(self.n))
 
 
 class CartPole:
@@ -107,6 +123,10 @@ class Env:
             obs = self.inner._reset()
         return obs, reward, terminated, truncated, {}
 
+    @property
+    def _max_episode_steps(self):  # gym's TimeLimit's attribute, which scripts read
+        return self.inner.max_steps
+
     def seed(self, seed=None):
         if not LEGACY:
             raise AttributeError("'TimeLimit' object has no attribute 'seed'")
@@ -120,8 +140,44 @@ class Env:
 
 
 # name -> (environment, the episode limit gym registers it with): CartPole-v0 is v1's cart-pole
-# limited to 200 steps
-ENVIRONMENTS = {"CartPole-v0": (CartPole, 200), "CartPole-v1": (CartPole, 500), "Pendulum-v1": (Pendulum, 200)}
+# limited to 200 steps; Pendulum-v0 has v1's dynamics
+ENVIRONMENTS = {"CartPole-v0": (CartPole, 200), "CartPole-v1": (CartPole, 500), "Pendulum-v0": (Pendulum, 200),
+                "Pendulum-v1": (Pendulum, 200)}
+
+
+class Wrapper:
+    """gym.Wrapper: the wrapped environment's spaces and methods, by attribute."""
+
+    def __init__(self, env):
+        self.env = env
+        self.observation_space, self.action_space = env.observation_space, env.action_space
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "env":
+            raise AttributeError(name)
+        return getattr(self.env, name)
+
+    def step(self, action):
+        return self.env.step(action)
+
+    def reset(self, **kwargs):
+        return self.env.reset(**kwargs)
+
+
+class ActionWrapper(Wrapper):
+    """gym.ActionWrapper: step() passes action(a) on. As in the gym before 0.10 that notebooks of
+    its time subclass, action() calls the subclass's _action() when it defines one."""
+
+    def step(self, action):
+        return self.env.step(self.action(action))
+
+    def action(self, action):
+        if type(self)._action is not ActionWrapper._action:
+            return self._action(action)
+        raise NotImplementedError
+
+    def _action(self, action):
+        raise NotImplementedError
 
 
 def make(name, max_episode_steps=None, autoreset=False, render_mode=None):

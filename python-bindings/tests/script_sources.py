@@ -112,6 +112,13 @@ REPOSITORIES = {
     "ikostrikov-pytorch-flows": "github.com/ikostrikov/pytorch-flows",
     "pbloem-former": "github.com/pbloem/former",
     "PPO-PyTorch": "github.com/nikhilbarhate99/PPO-PyTorch",
+    "sfujim-TD3": "github.com/sfujim/TD3",
+    "pytorch-soft-actor-critic": "github.com/pranz24/pytorch-soft-actor-critic",
+    "RL-Adventure-2": "github.com/higgsfield/RL-Adventure-2",
+    "mamba-minimal": "github.com/johnma2006/mamba-minimal",
+    "DDPM-Pytorch": "github.com/explainingai-code/DDPM-Pytorch",
+    "micrograd": "github.com/karpathy/micrograd",
+    "pytorch-llama": "github.com/hkproj/pytorch-llama",
 }
 
 
