@@ -2111,7 +2111,8 @@ class Tensor:
             self._h.set_grad(grad._h)  # kept as it was, whatever value's shape (PyTorch keeps it too)
 
     def detach_(self) -> "Tensor":
-        """Stops this tensor requiring gradients and makes it a leaf (views refuse: detach() them)."""
+        """Stops this tensor requiring gradients and makes it a leaf (views refuse: detach() them; a
+        detached tensor, x.detach() or x.data, is none, docs/inplace-and-views.md)."""
         self._h.detach_()
         return self
 

@@ -230,6 +230,51 @@ def test_detach_in_place_makes_a_leaf():
     assert b.is_leaf and not b.requires_grad
 
 
+def test_detach_in_place_of_a_detached_tensor_runs_as_it_is_no_view():
+    # PyTorch's detach() (and .data, and detach() of a view) is no view: _is_view() is False and
+    # its detach_() runs; a view of it refuses (a CAM library's cleanup detaches its saved
+    # activations, taken as output.cpu().detach(), in place)
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    d = b.detach()
+    assert not d._is_view() and d.detach_() is d
+    assert not d.requires_grad and d.is_leaf
+    d.add_(1)  # still b's storage
+    np.testing.assert_array_equal(b.detach().numpy(), [3, 5])
+    assert b.requires_grad
+    for t in (a[1:].detach(), a.data, a.detach()[1:].detach()):
+        t.detach_()
+        assert not t.requires_grad and t.is_leaf
+    for view in (a.detach()[1:], b.detach().view(2, 1)):
+        with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+            view.detach_()
+
+
+def test_detach_in_place_of_a_detached_tensor_made_to_require_grad():
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    d = a.detach()
+    d.requires_grad_()
+    d.detach_()
+    assert not d.requires_grad and d.is_leaf and a.requires_grad
+
+
+def test_detach_in_place_cuts_a_write_with_gradients_into_a_detached_alias():
+    x = gg.zeros(2)
+    d = x.detach()
+    w = gg.tensor([3.0, 4.0], requires_grad=True)
+    d.add_(w * 2)
+    assert d.requires_grad and d.grad_fn is not None
+    d.detach_()
+    assert not d.requires_grad and d.is_leaf and d.grad_fn is None
+    np.testing.assert_array_equal(d.numpy(), [6, 8])
+    np.testing.assert_array_equal(x.numpy(), [6, 8])
+    d.mul_(2)  # builds on the storage's values, with no gradient
+    assert not d.requires_grad
+    np.testing.assert_array_equal(x.numpy(), [12, 16])
+    x.add_(1)
+    np.testing.assert_array_equal(d.numpy(), [13, 17])
+
+
 def test_grad_is_one_storage_zeroed_in_place():
     w = gg.tensor(np.ones(3), requires_grad=True)
     (w * 2).sum().backward()

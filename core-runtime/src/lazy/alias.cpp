@@ -573,7 +573,11 @@ std::unique_ptr<Handle> data_alias(const Handle& h) {
 }
 
 void detach_inplace(Handle& h) {
-  if (!h.chain().empty()) {
+  // A chain that ends with detach() (x.detach(), x.data, x[1:].detach()) is no view to PyTorch
+  // (_is_view() is False) and its detach_() runs; one that ends with a view step refuses.
+  const std::vector<ViewStep>& chain = h.chain();
+  const bool detached_alias = !chain.empty() && chain.back().schema->name == "Detach";
+  if (!chain.empty() && !detached_alias) {
     throw StateError(ErrorMessage("Can't detach views in-place. Use detach() instead.")
                          .detail("this tensor " + h.value()->info.str() + " is a view of another tensor's storage")
                          .fix("y = x.detach()")
@@ -581,6 +585,24 @@ void detach_inplace(Handle& h) {
   }
   const ValuePtr v = h.value();
   if (v->is_leaf() && !v->requires_grad) return;
+  if (detached_alias) {
+    // Its value is its own (recorded for this handle): a leaf made by requires_grad_() stops
+    // requiring gradients. One that a write with gradients made (Alias::graded,
+    // docs/inplace-and-views.md, "Writing into a detached alias") becomes its chain's derivation
+    // from the storage's version, which needs none (its last step detaches), as sync() derives
+    // it; the storage keeps no gradient-carrying version for later writes through it to build
+    // on. The storage's other tensors are not touched.
+    if (v->is_leaf()) {
+      v->requires_grad = false;
+      return;
+    }
+    Alias& a = *h.alias();
+    if (first_step_detaches(chain)) a.graded.reset();
+    const ValuePtr d = derive(chain, a.base);
+    tag(d, a.counter);
+    AliasAccess::point(h, d);
+    return;
+  }
   ValuePtr d = record_one("Detach", v, {}, NodeMeta{}, false);
   d->leaf = static_cast<bool>(d->producer);
   d->requires_grad = false;

@@ -321,7 +321,8 @@ void count_identity_write(Handle& h, const std::string& op);
 // A handle on the same storage: .data (untracked: no version bump, no gradient) or detach()'s
 // alias semantics are views; this is .data.
 std::unique_ptr<Handle> data_alias(const Handle& h);
-// detach_(): the tensor stops requiring gradients and becomes a leaf. Views refuse it.
+// detach_(): the tensor stops requiring gradients and becomes a leaf. Views refuse it (a detached
+// alias, whose chain ends with detach(), is none).
 void detach_inplace(Handle& h);
 // The tensor's (shape, strides, offset) within its storage, from its chain of views.
 Layout layout_of(const Handle& h);
