@@ -174,6 +174,19 @@ def tensor_index(value) -> Optional[int]:
     return None
 
 
+def element_index(value) -> Optional[int]:
+    """The int a one-element integer tensor holds, whatever its dims (tensor(2), tensor([2]),
+    tensor([[2]])), else None: PyTorch's parser reads one where a SymInt or an element of an int
+    list is expected (torch.eye(n), x.topk(k), F.pad(x, [n, n]), F.interpolate(x, size=[n, n]),
+    kernel sizes and paddings), a plain int (a dim, linspace's steps) only from a 0-d one
+    (tensor_index)."""
+    if hasattr(value, "_h") and getattr(value, "ndim", 0) > 0:
+        if value.numel() != 1:
+            return None
+        value = value.reshape(())
+    return tensor_index(value)
+
+
 def tensor_number(value, name: str, where: str):
     """`value`, or the number a 0-d tensor holds (a bool one as 0 or 1), where PyTorch's argument
     parser takes a Number (norm's and dist's p): it refuses, with a TypeError, a tensor with
@@ -187,19 +200,28 @@ def tensor_number(value, name: str, where: str):
     return int(v) if isinstance(v, bool) else v
 
 
-def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "") -> int:
-    """An int (Python or NumPy, or a 0-d integer tensor; not a bool, not a float) >= minimum."""
+def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "",
+            symint: bool = False) -> int:
+    """An int (Python or NumPy, or a 0-d integer tensor; not a bool, not a float) >= minimum; with
+    symint, where PyTorch takes a SymInt or an int list's element, any one-element integer tensor
+    (element_index)."""
     if type(value) is int:  # the common case, without the ABC checks of _is_int
         v = value
     elif _is_int(value):
         v = int(value)
-    elif (held := tensor_index(value)) is not None:
+    elif (held := (element_index if symint else tensor_index)(value)) is not None:
         v = held
     else:
         fail(where, name, _at_least("an int", minimum), value, fix, type_error=True)
     if minimum is not None and v < minimum:
         fail(where, name, _at_least("an int", minimum), value, fix)
     return v
+
+
+def _list_int(value) -> Optional[int]:
+    """An int list's element as PyTorch's parser reads it: an int (not a bool) or a one-element
+    integer tensor; else None."""
+    return int(value) if _is_int(value) else element_index(value)
 
 
 def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, int]:
@@ -214,6 +236,11 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
         pair = (int(value), int(value))
     elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
         pair = (int(value[0]), int(value[1]))
+    elif (held := element_index(value)) is not None:  # an int list's elements: one-element integer tensors
+        pair = (held, held)
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and \
+            (first := _list_int(value[0])) is not None and (second := _list_int(value[1])) is not None:
+        pair = (first, second)
     else:
         fail(where, name, _at_least(want, minimum), value, type_error=not isinstance(value, (tuple, list)) or
              not all(_is_int(v) for v in value))

@@ -390,8 +390,8 @@ def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=N
 def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
         pin_memory=False) -> Tensor:
     """The n x m identity (torch.eye; m defaults to n)."""
-    n = _args.integer(n, "n", "eye", minimum=0)
-    m = n if m is None else _args.integer(m, "m", "eye", minimum=0)
+    n = _args.integer(n, "n", "eye", minimum=0, symint=True)
+    m = n if m is None else _args.integer(m, "m", "eye", minimum=0, symint=True)
     return _leaf(np.eye(n, m, dtype=_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
@@ -476,8 +476,8 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     else:
         raise _C.InvalidArgumentError("randint: call it as randint(high, size) or randint(low, high, size)\n"
                                       "  fix: glassgrad.randint(0, 10, (32,))")
-    low = _args.integer(low, "low", "randint")
-    high = _args.integer(high, "high", "randint")
+    low = _args.integer(low, "low", "randint", symint=True)
+    high = _args.integer(high, "high", "randint", symint=True)
     if high <= low:
         raise _C.InvalidArgumentError(f"randint: high ({high}) must be larger than low ({low})")
     shape, dt = _drawn_shape((size,), "randint"), _np_dtype(dtype, DTYPES["int64"])
@@ -500,7 +500,7 @@ def randint_like(input: Tensor, low=0, high=None, *, generator=None, dtype=None,
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False, pin_memory=False) -> Tensor:
     """A random permutation of 0..n-1 (torch.randperm), int64."""
-    n = _args.integer(n, "n", "randperm", minimum=0)
+    n = _args.integer(n, "n", "randperm", minimum=0, symint=True)
     dt = _np_dtype(dtype, DTYPES["int64"])
     return _random_leaf(lambda: _rng(generator).permutation(n).astype(dt), device, requires_grad)
 

@@ -183,7 +183,7 @@ def interpolate_arguments(where: str, size=None, scale_factor=None, mode="neares
     flags = (bool(align_corners), bool(recompute_scale_factor), antialias)
     if size is not None:
         def whole(v):
-            v = v if (held := _args.tensor_index(v)) is None else held  # a 0-d integer tensor is its int
+            v = v if (held := _args.element_index(v)) is None else held  # a one-element integer tensor is its int
             if not (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1):
                 _args.fail(where, "size", "an int >= 1 or a tuple of them (one per spatial axis)", size,
                            fix="size=7, or size=(7, 7)")

@@ -141,7 +141,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
                    type_error=True)
     if not isinstance(pad, (tuple, list)):
         _args.fail("pad", "pad", "a tuple of ints (left, right, ...)", pad, fix="pad(x, (1, 1))", type_error=True)
-    amounts = [_args.integer(p, f"pad[{i}]", "pad", fix="pad(x, (1, 1))") for i, p in enumerate(pad)]
+    amounts = [_args.integer(p, f"pad[{i}]", "pad", fix="pad(x, (1, 1))", symint=True) for i, p in enumerate(pad)]
     if len(amounts) % 2:
         raise _C.InvalidArgumentError(f"pad: Padding length must be divisible by 2\n  cause: got {tuple(amounts)}\n"
                                       f"  fix: one (left, right) pair per padded dim, from the last dim backwards")

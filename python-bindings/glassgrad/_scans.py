@@ -122,7 +122,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     x = _sortable(input)
     d = _axis(dim, x, "topk")
     n = x.shape[d] if x.ndim else 1
-    k = _args.integer(k, "k", "topk", minimum=0)
+    k = _args.integer(k, "k", "topk", minimum=0, symint=True)
     if k > n:
         raise _args.OutOfRangeError(f"topk: k={k} is larger than dim {dim} of size {n} (shape {list(x.shape)})\n"
                                      f"  fix: k <= {n}")

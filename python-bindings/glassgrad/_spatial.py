@@ -93,6 +93,8 @@ def _pair_size(size, name: str, where: str, keep: bool = False) -> Tuple[Optiona
     def valid(v) -> bool:
         return (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1) or (keep and v is None)
     pair = tuple(size) if isinstance(size, (tuple, list)) else (size, size) if size is not None else ()
+    # a one-element integer tensor in the pair is its int, as PyTorch's parser reads an int list's element
+    pair = tuple(v if (held := _args.element_index(v)) is None else held for v in pair)
     if len(pair) != 2 or not all(valid(v) for v in pair):
         _args.fail(where, name, "an int >= 1 or a pair (H, W) of them" + (" (None in the pair keeps that input "
                    "size)" if keep else ""), size, fix=f"{name}=7, or {name}=(7, 7)" + (
