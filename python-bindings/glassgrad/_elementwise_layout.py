@@ -39,6 +39,18 @@ def result_order(inputs: Sequence, shape: Sequence[int]) -> Optional[List[int]]:
         return None
     handles = [x._h for x in inputs]
     strides = [_strides(h, shape) for h in handles]
+
+    order = iterator_order(strides, shape)
+    return None if order == list(range(ndim)) else order
+
+
+def iterator_order(strides: Sequence[Sequence[int]], shape: Sequence[int]) -> List[int]:
+    """The dims outermost first as TensorIterator's reorder_dimensions sorts them (and PyTorch's
+    infer_dense_strides, which clone and the *_like factories lay a tensor with gaps out by): an
+    insertion sort, fastest first, by the first of `strides` (one list per input) that tells two
+    dims apart; a stride 0 (a broadcast or expanded dim) tells nothing, so such a dim keeps its
+    place; equal strides put the smaller dim first."""
+    ndim = len(shape)
     perm = list(range(ndim - 1, -1, -1))  # fastest first
 
     def should_swap(d0: int, d1: int) -> int:
@@ -61,8 +73,7 @@ def result_order(inputs: Sequence, shape: Sequence[int]) -> Optional[List[int]]:
                 d1 = d0
             elif c < 0:
                 break
-    order = perm[::-1]
-    return None if order == list(range(ndim)) else order
+    return perm[::-1]
 
 
 def record_in_order(op, record, name: str, inputs: Sequence, attrs, shape: Sequence[int], order: List[int]):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from . import _C
+from . import _C, _elementwise_layout
 from ._layouts import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 
 # outermost dim first: NHWC and NDHWC
@@ -114,16 +114,16 @@ def format_order(shape: Sequence[int], fmt, fn: str) -> Optional[Tuple[int, ...]
 def result_order(t, fmt, fn: str) -> Optional[Tuple[int, ...]]:
     """The dim order (outermost first) that clone and the *_like factories lay their result out in,
     None for row-major. preserve_format (the default) keeps a dense tensor's order, as PyTorch
-    does; a tensor with gaps gets channels_last when its strides are ordered NHWC (NDHWC), else
-    row-major (PyTorch's suggest_memory_format)."""
+    does; a tensor with gaps or with expanded (stride 0) dims gets PyTorch's infer_dense_strides
+    order: its dims sorted by stride as TensorIterator sorts them, an expanded dim keeping its
+    place (x.t()[::2] stays transposed; x.expand(...) and repeat's tiles come out row-major)."""
     fmt = checked(fmt, fn)
     if fmt is not None and fmt is not preserve_format:
         return format_order(t.shape, fmt, fn)
     shape, strides = tuple(t.shape), t.stride()
     order = _stride_order(shape, strides)
     if not dense_in(shape, strides, order):
-        suggested = _ORDERS[channels_last] if len(shape) == 4 else _ORDERS[channels_last_3d] if len(shape) == 5 else None
-        order = suggested if suggested is not None and order == suggested else tuple(range(len(shape)))
+        order = tuple(_elementwise_layout.iterator_order([strides], shape))
     return None if order == tuple(range(len(shape))) else order
 
 
