@@ -119,6 +119,8 @@ REPOSITORIES = {
     "DDPM-Pytorch": "github.com/explainingai-code/DDPM-Pytorch",
     "micrograd": "github.com/karpathy/micrograd",
     "pytorch-llama": "github.com/hkproj/pytorch-llama",
+    "pytorch-grad-cam": "github.com/jacobgil/pytorch-grad-cam",
+    "adversarial-attacks-pytorch": "github.com/Harry24k/adversarial-attacks-pytorch",
 }
 
 
