@@ -225,3 +225,24 @@ def test_hooked_layers_in_a_chain():
     np.testing.assert_allclose(seen[0][1][0], (z > 0).astype(float))
     np.testing.assert_allclose(seen[1][2][0], (z > 0).astype(float))
     np.testing.assert_allclose(x.grad.numpy(), (z > 0) @ W, rtol=1e-12)
+
+
+def test_an_inplace_relu_after_a_hooked_layer_has_a_node_of_its_own():
+    # ReLU(inplace=True) writes the Linear's hooked output in place: the tensor is then the
+    # output of the ReLU's node, whose hook sees that node's gradients and runs first, as PyTorch's
+    # (guided backprop clamps the gradient there and returns it)
+    first, relu, seen = _linear(), gg.nn.ReLU(inplace=True), []
+    first.register_backward_hook(_record(seen))
+    relu.register_backward_hook(_record(seen, lambda gi: (gi[0].clamp(min=0.0) * 3,)))
+    x = gg.tensor(X, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        y = relu(first(x))
+    y.sum().backward()
+    z = X @ W.T + B
+    mask = (z > 0).astype(float)
+    assert [type(m).__name__ for m, _, _ in seen] == ["ReLU", "Linear"]
+    assert len(seen[0][1]) == 1 and seen[0][1][0].shape == (2, 2)
+    np.testing.assert_allclose(seen[0][1][0], mask)
+    np.testing.assert_allclose(seen[1][2][0], 3 * mask)  # what the ReLU's hook returned flows on
+    np.testing.assert_allclose(x.grad.numpy(), (3 * mask) @ W, rtol=1e-12)

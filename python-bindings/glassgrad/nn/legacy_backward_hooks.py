@@ -76,18 +76,21 @@ class _State:
         self.hooks: List[Tuple[Any, Callable]] = []
 
 
-# id(routed output) -> (weak reference to it, its _State)
-_ROUTED: Dict[int, Tuple[Any, _State]] = {}
+# id(routed output) -> (weak reference to it, its _State, its _version when routed)
+_ROUTED: Dict[int, Tuple[Any, _State, int]] = {}
 
 
 def _routed_state(t: Tensor) -> Optional[_State]:
+    """The state of the node t stands for, while t is still that node's output: an in-place op
+    since (a ReLU(inplace=True) after a hooked convolution) made t the output of a node of its own,
+    whose hooks are the next module's."""
     entry = _ROUTED.get(id(t))
-    return entry[1] if entry is not None and entry[0]() is t else None
+    return entry[1] if entry is not None and entry[0]() is t and entry[2] == t._version else None
 
 
 def _remember(t: Tensor, state: _State) -> None:
     key = id(t)
-    _ROUTED[key] = (weakref.ref(t, lambda _ref: _ROUTED.pop(key, None)), state)
+    _ROUTED[key] = (weakref.ref(t, lambda _ref: _ROUTED.pop(key, None)), state, t._version)
 
 
 class _NodeHook(Function):
