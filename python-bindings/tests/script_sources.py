@@ -121,6 +121,7 @@ REPOSITORIES = {
     "pytorch-llama": "github.com/hkproj/pytorch-llama",
     "pytorch-grad-cam": "github.com/jacobgil/pytorch-grad-cam",
     "adversarial-attacks-pytorch": "github.com/Harry24k/adversarial-attacks-pytorch",
+    "pytorch-cnn-visualizations": "github.com/utkuozbulak/pytorch-cnn-visualizations",
 }
 
 

@@ -2,10 +2,11 @@
 augmentation smoothing, on small models built here, with the library's hooks on their layers and
 gradients of the activations) and Harry24k/adversarial-attacks-pytorch (torchattacks: its Linf,
 L2, L1 and L0 attacks, by torch.autograd.grad with respect to the input images, on a small CNN
-built here; its targeted modes, normalization, save/load and MultiAttack), ported on the fly with
-their imports changed only from $GLASSGRAD_SCRIPT_SOURCES/pytorch-grad-cam and
-$GLASSGRAD_SCRIPT_SOURCES/adversarial-attacks-pytorch (script_sources.py; without them these tests
-skip).
+built here; its targeted modes, normalization, save/load and MultiAttack) and
+utkuozbulak/pytorch-cnn-visualizations (guided backprop through ReLU hooks, Grad-CAM and their
+product on an AlexNet), ported on the fly with their imports changed only from
+$GLASSGRAD_SCRIPT_SOURCES/pytorch-grad-cam, .../adversarial-attacks-pytorch and
+.../pytorch-cnn-visualizations (script_sources.py; without them these tests skip).
 
 The models' weights come from NumPy's seeded generator, so the printed values are PyTorch's
 (written below from its run of the same drivers): the CAM maps' means but with eigen_smooth (an
@@ -240,3 +241,41 @@ def test_torchattacks_attacks_modes_save_and_load(tmp_path):
     runs = [line for line in lines if " linf " in line]
     assert len(runs) == 36, runs
     assert "normalization_used=True" in proc.stdout
+
+
+VISUALIZATIONS = "pytorch-cnn-visualizations"
+# Pillow 10 removed Image.ANTIALIAS (LANCZOS is the same filter), matplotlib 3.9 cm.get_cmap, and
+# the AlexNet's pretrained weights would download: its own initialization stands in (PyTorch's run
+# needs the same changes).
+MISC = {"        pil_im = pil_im.resize((224, 224), Image.ANTIALIAS)":
+        "        pil_im = pil_im.resize((224, 224), Image.LANCZOS)",
+        "    color_map = mpl_color_map.get_cmap(colormap_name)": "    color_map = plt.get_cmap(colormap_name)",
+        "    pretrained_model = models.alexnet(pretrained=True)": "    pretrained_model = models.alexnet()"}
+GRADCAM = {"                       input_image.shape[3]), Image.ANTIALIAS))/255":
+           "                       input_image.shape[3]), Image.LANCZOS))/255"}
+
+
+@needs(VISUALIZATIONS)
+@pytest.mark.slow
+def test_cnn_visualizations_guided_backprop_and_grad_cam(tmp_path):
+    pytest.importorskip("matplotlib")
+    src = tmp_path / "run" / "src"
+    port_script.port_tree(source(VISUALIZATIONS, "input_images"), str(tmp_path / "run" / "input_images"))
+    (tmp_path / "run" / "results").mkdir()
+    port_script.port_file(source(VISUALIZATIONS, "src/misc_functions.py"), str(src / "misc_functions.py"), MISC)
+    port_script.port_file(source(VISUALIZATIONS, "src/gradcam.py"), str(src / "gradcam.py"), GRADCAM)
+    scripts = {"vanilla_backprop.py": ["Vanilla backprop completed"],
+               "guided_backprop.py": ["Guided backprop completed"],
+               "guided_gradcam.py": ["Grad cam completed", "Guided backpropagation completed",
+                                     "Guided grad cam completed"],
+               "layer_activation_with_guided_backprop.py": ["Layer Guided backprop completed"]}
+    for script in scripts:
+        port_script.port_file(source(VISUALIZATIONS, "src/" + script), str(src / script))
+    for script, printed in scripts.items():
+        proc = _run([sys.executable, script], str(src))
+        assert proc.returncode == 0, (script, proc.stdout[-2000:] + proc.stderr[-4000:])
+        assert proc.stdout.splitlines() == printed, (script, proc.stdout)
+    made = sorted(p.name for p in (tmp_path / "run" / "results").iterdir())
+    for name in ["snake_Guided_BP_color.png", "snake_Guided_BP_gray.png", "snake_pos_sal.png", "snake_neg_sal.png",
+                 "snake_GGrad_Cam.png", "snake_GGrad_Cam_gray.png", "cat_dog_Vanilla_BP_color.png"]:
+        assert name in made, made
