@@ -50,7 +50,7 @@ def refuse_dtype(arr: np.ndarray, who: str) -> None:
             f"{_PYTORCH_TYPES}."
     held = "glassgrad holds bool, uint8, int8, int16, int32, int64, float16, float32 and float64"
     if arr.dtype.kind == "O" and arr.size:
-        item = arr.flat[0]
+        item: object = arr.flat[0]
         raise _C.DTypeError(f"{first}\n  {who}: the array of shape {list(arr.shape)} (dtype object) holds Python objects, e.g. "
                             f"{item!r} of type {type(item).__name__}, as PyTorch refuses them whatever dtype is asked "
                             f"for; {held}\n  fix: make the values numbers first: arr.astype(np.float32) (pandas: "
