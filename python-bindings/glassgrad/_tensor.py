@@ -705,7 +705,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         data = data.numpy()
     want = None if dtype is None else _dtype_name(dtype)  # (each call written out here saves a frame per batch)
     if isinstance(data, np.ndarray):
-        _numpy_arrays.check(data, "glassgrad.tensor")  # a negative stride or a foreign byte order, as PyTorch
+        if not data.dtype.isnative or min(data.strides, default=0) < 0:  # (the batches' path stays frame-free)
+            _numpy_arrays.check(data, "glassgrad.tensor")  # a negative stride or a foreign byte order, as PyTorch
         if data.dtype.kind in _numpy_arrays.REFUSED_KINDS or data.dtype.itemsize > 8 and data.dtype.kind == "f":
             _numpy_arrays.refuse_dtype(data, "glassgrad.tensor")  # objects, strings, dates, long double
     if isinstance(data, (list, tuple)) and data:

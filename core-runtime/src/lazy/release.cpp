@@ -65,7 +65,8 @@ void note_freed(const std::vector<TraceNode*>& freed) {
 }
 
 void release_freed_inputs() {
-  if (t_freed.empty() || !pending_values().empty()) return;
+  // A zero bound proves nothing is pending in constant time; a nonzero one asks the list.
+  if (t_freed.empty() || (pending_bound() != 0 && !pending_values().empty())) return;
   std::vector<std::weak_ptr<TraceNode>> freed;
   freed.swap(t_freed);
   for (const auto& w : freed) {
