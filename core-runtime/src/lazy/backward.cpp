@@ -462,9 +462,34 @@ ValuePtr run_hooks(const TraceValue& v, ValuePtr g, bool differentiable = false)
   return g;
 }
 
-// Adds g to v's accumulated gradient (retain_grad, leaves).
+// Adds g to v's accumulated gradient (leaves).
 void accumulate_grad(const ValuePtr& v, ValuePtr g) {
   if (v->grad) g = record_untracked("Add", {v->grad, g}, v->name);
+  if (g->name.empty() && !v->name.empty()) g->name = v->name + ".grad";  // names its buffer
+  set_grad(v, g);
+}
+
+// Stores g as computed v's retained gradient (retain_grad), as PyTorch's retains-grad hook: the
+// sum with the gradient held is a new tensor (the .grad read before keeps its values, set_grad's
+// cleared link), recorded differentiably under create_graph, where g has its history too
+// (docs/gradient-hooks.md).
+void retain_gradient(const ValuePtr& v, ValuePtr g, bool differentiable) {
+  if (ValuePtr held = v->grad) {
+    set_grad(v, nullptr);
+    if (differentiable) {
+      const bool was = grad_enabled();
+      set_grad_enabled(true);
+      try {
+        g = record("Add", {held, g}, {}, NodeMeta{}).at(0);
+      } catch (...) {
+        set_grad_enabled(was);
+        throw;
+      }
+      set_grad_enabled(was);
+    } else {
+      g = record_untracked("Add", {held, g}, v->name);
+    }
+  }
   if (g->name.empty() && !v->name.empty()) g->name = v->name + ".grad";  // names its buffer
   set_grad(v, g);
 }
@@ -526,18 +551,19 @@ std::vector<ValueId> hooked_values(const Export& ex) {
 // The callback build_backward makes for a hooked value: the backward nodes so far are imported
 // for the hooks, which record on those trace values; their result enters the graph as a leaf
 // that imports back as the hooks' value (the hooks' own value, with its history where they ran
-// differentiably). `retain`: also accumulate retain_grad's gradient.
-GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& imported, bool retain) {
+// differentiably). retain_grad's gradient is stored on the way, in backward() and grad() alike,
+// as PyTorch's engine runs a tensor's retains-grad hook wherever its walk computes its gradient.
+GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& imported) {
   GradientHooks hooks;
   hooks.values = std::move(values);
-  hooks.apply = [&ex, &imported, retain](ValueId value, ValueId grad) -> ValueId {
+  hooks.apply = [&ex, &imported](ValueId value, ValueId grad) -> ValueId {
     import_nodes(ex, imported);
     const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
     // kNoValue: reached by undefined gradients only (build_backward); the hooks get None
     const ValuePtr g = grad == kNoValue ? undefined_gradient() : value_of(ex, grad);
     const ValuePtr out = run_hooks(*v, g, ex.differentiable_imports);
     if (out == undefined_gradient()) return kNoValue;
-    if (retain && v->retains_grad) accumulate_grad(v, out);
+    if (v->retains_grad) retain_gradient(v, out, ex.differentiable_imports);
     return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
   };
   return hooks;
@@ -684,7 +710,7 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
   const ValueId seed_id = add_seed(ex, seed);
   const NodeId first_new = ex.graph.num_nodes();
   NodeId imported = first_new;
-  GradientHooks hooks = hooks_for(ex, hooked, imported, false);
+  GradientHooks hooks = hooks_for(ex, hooked, imported);
   // An input leaf reached by undefined gradients only: its hooks get None, as in backward()
   watch_undefined_leaves(ex, hooks, wrt, [&ex](ValueId leaf) {
     const ValuePtr v = newest_version(ex.by_id.at(static_cast<size_t>(leaf)));
@@ -779,7 +805,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     const NodeId first_new = ex.graph.num_nodes();
     const ValueId first_made = ex.graph.num_values();
     NodeId imported = first_new;  // backward nodes before this one are trace nodes already
-    GradientHooks hooks = hooks_for(ex, hooked, imported, true);
+    GradientHooks hooks = hooks_for(ex, hooked, imported);
     // The leaves too, for build_backward to name those reached by undefined gradients only, whose
     // hooks the store loop below runs on None (hooks or none, as a template is kept for later calls).
     watch_undefined_leaves(ex, hooks, wrt, [&undefined](ValueId leaf) { undefined.push_back(leaf); });

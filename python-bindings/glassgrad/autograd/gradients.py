@@ -228,7 +228,8 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
     grads = _input_gradients(loss, seed, inputs, retain_graph, create_graph, "backward")
     with set_grad_enabled(bool(create_graph)):
         for x, g in zip(inputs, grads):
-            if g is not None:
+            # a computed input that retains its gradient has it stored by the engine's walk already
+            if g is not None and (x.is_leaf or not x._h.retains_grad):
                 held = x._h.grad()  # (x.grad would warn for a computed input, which PyTorch fills silently)
                 if held is None:
                     x.grad = g
