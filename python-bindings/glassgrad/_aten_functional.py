@@ -311,6 +311,6 @@ def native_dropout(input: Tensor, p: float, train) -> tuple:
         return input, ones_like(input, dtype="bool")
     from ._factories import rand
     p = _spatial._dropout_p("native_dropout", p, True, False)[0]
-    keep = rand(*input.shape, device=input.device) >= p
+    keep = rand(input.shape, device=input.device) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return input * keep.astype(input.dtype) * scale, keep

@@ -14,7 +14,7 @@ def empty_batch_result(shape: Sequence[int], like: Tensor, *operands: Optional[T
     """Zeros of `shape` (no elements: its batch is 0) in like's dtype and device, connected to the
     operands that require grad through a zero-weighted sum, so each gets a zero gradient."""
     from ._factories import zeros
-    out = zeros(*shape, dtype=like.dtype, device=like.device)
+    out = zeros(shape, dtype=like.dtype, device=like.device)
     linked = [o for o in operands if isinstance(o, Tensor) and o.requires_grad]
     if not linked or not _C.grad_enabled():
         return out

@@ -101,12 +101,25 @@ def _method_size_keyword(fn: _Fn) -> _Fn:
 
 
 def _sizes(name: str, size: tuple, kwargs: dict) -> tuple:
-    """The size arguments, or (size=,) popped from kwargs when given as a keyword."""
+    """The size arguments, or (size=,) popped from kwargs when given as a keyword. PyTorch's parser
+    requires a size (torch.ones() is a TypeError; a 0-d tensor is torch.ones(())), and size= is a
+    sequence (size=2 is a TypeError, where the positional ones(2) is a size)."""
     if "size" in kwargs:
         if size:
-            raise _args.InvalidArgumentTypeError(f"{name}() got the size both as arguments {size} and as "
-                                                 f"size={kwargs['size']}\n  fix: pass it once")
-        return (kwargs.pop("size"),)
+            raise _args.InvalidArgumentTypeError(f"{name}() got multiple values for argument 'size'\n  cause: the "
+                                                 f"size both as arguments {size} and as size={kwargs['size']}\n"
+                                                 f"  fix: pass it once")
+        given = kwargs.pop("size")
+        if not isinstance(given, (tuple, list)) and not hasattr(given, "__iter__"):
+            raise _args.InvalidArgumentTypeError(
+                f"{name}(): argument 'size' must be tuple of ints, not {type(given).__name__}\n  fix: "
+                + (f"{name}(size=({given!r},)), or {name}({given!r}) with the size as an argument"
+                   if _args._is_int(given) else f"{name}(size=(3, 4)): a tuple of ints"))
+        return (given,)
+    if not size:
+        raise _args.InvalidArgumentTypeError(
+            f'{name}() missing 1 required positional arguments: "size"\n'
+            f"  fix: {name}(()) for a 0-d tensor, {name}(3, 4) or {name}(size=(3, 4)) for others")
     return size
 
 
@@ -445,7 +458,7 @@ def rand_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=
               memory_format=None, pin_memory=False) -> Tensor:
     """Uniform on [0, 1) in input's shape, dtype and device unless given (torch.rand_like)."""
     dt, dev = _like(input, dtype, device)
-    return _mf.laid_out(lambda s: rand(*s, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
+    return _mf.laid_out(lambda s: rand(s, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
                         input.shape, _like_order(input, memory_format, requires_grad, "rand_like"))
 
 
@@ -453,7 +466,7 @@ def randn_like(input: Tensor, *, generator=None, dtype=None, layout=None, device
                memory_format=None, pin_memory=False) -> Tensor:
     """Standard normal in input's shape, dtype and device unless given (torch.randn_like)."""
     dt, dev = _like(input, dtype, device)
-    return _mf.laid_out(lambda s: randn(*s, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
+    return _mf.laid_out(lambda s: randn(s, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
                         input.shape, _like_order(input, memory_format, requires_grad, "randn_like"))
 
 
@@ -476,6 +489,9 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     else:
         raise _C.InvalidArgumentError("randint: call it as randint(high, size) or randint(low, high, size)\n"
                                       "  fix: glassgrad.randint(0, 10, (32,))")
+    if _args._is_int(size) or isinstance(size, float):  # PyTorch's size is a sequence: randint(5, 2) is refused
+        raise _args.InvalidArgumentTypeError(f"randint(): argument 'size' must be tuple of ints, not {type(size).__name__}"
+                                             f"\n  fix: randint({low}, {high}, ({size},))")
     low = _args.integer(low, "low", "randint", symint=True)
     high = _args.integer(high, "high", "randint", symint=True)
     if high <= low:
@@ -518,7 +534,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         like = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
                                     tuple(std.shape) if isinstance(std, Tensor) else ())
-        z = randn(*shape, generator=generator, dtype=like.dtype, device=like.device)
+        z = randn(shape, generator=generator, dtype=like.dtype, device=like.device)
         return z * std + mean
     if size is None:
         raise _C.InvalidArgumentError("normal: give size= when mean and std are numbers\n"
@@ -543,7 +559,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
             raise _C.InvalidArgumentError(f"bernoulli: every probability of input must be in [0, 1], found {bad} "
                                           f"(shape {list(probs.shape)})\n  fix: clamp or normalize the "
                                           f"probabilities, e.g. input.clamp(0, 1) or input.sigmoid()")
-    u = rand(*probs.shape, generator=generator, dtype=probs.dtype if probs.dtype.is_floating_point else None,
+    u = rand(probs.shape, generator=generator, dtype=probs.dtype if probs.dtype.is_floating_point else None,
              device=probs.device)
     drawn = (u < probs.detach()).astype(input.dtype)
     return drawn if out is None else write_out(out, drawn, "bernoulli")
@@ -685,7 +701,7 @@ class _TypedTensorMeta(type):
         shape = legacy_shape(args, size, cls.__name__)
         if shape is None:
             return tensor(args[0], dtype=cls._dtype, device=where)
-        return zeros(*shape, dtype=cls._dtype, device=where)
+        return zeros(shape, dtype=cls._dtype, device=where)
 
 
 def _over_storage(cls, storage) -> Tensor:

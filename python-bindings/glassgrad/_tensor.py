@@ -982,7 +982,7 @@ class Tensor:
         shape = legacy_shape(args, size, "Tensor")
         if shape is not None:
             from ._factories import zeros
-            self._h = zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
+            self._h = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
             return
         data = args[0]
         if dtype is None and not isinstance(data, (np.generic, Tensor, _C.Tensor)):

@@ -20,9 +20,9 @@ def test_reads_are_descriptors_of_the_class(name):
 
 @pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0, 4), (1, 2, 3, 4, 5)])
 def test_shape_is_a_tuple_of_ints(shape):
-    got = gg.zeros(*shape)._h.shape
+    got = gg.zeros(shape)._h.shape
     assert type(got) is tuple and got == shape and all(type(d) is int for d in got)
-    pending = (gg.ones(*shape) * 2.0)._h  # a pending value's shape, from its recorded info
+    pending = (gg.ones(shape) * 2.0)._h  # a pending value's shape, from its recorded info
     assert not pending.realized and pending.shape == shape
 
 

@@ -191,7 +191,7 @@ def test_muon_refuses_parameters_that_are_not_matrices_with_torch_s_message():
         with pytest.raises(ValueError, match="Muon only supports 2D parameters"):
             torch.optim.Muon([torch.zeros(shape, requires_grad=True)])
         with pytest.raises(ValueError, match=r"Muon only supports 2D parameters(.|\n)*fix: give Muon the 2-d"):
-            gg.optim.Muon([gg.zeros(*shape, requires_grad=True)])
+            gg.optim.Muon([gg.zeros(shape, requires_grad=True)])
 
 
 @pytest.mark.parametrize("cls,shapes", [("Adafactor", SHAPES), ("Muon", MATRICES)])

@@ -32,7 +32,7 @@ class Cauchy(_LocScale):
         return self.loc * 0 + math.inf
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        u = rand(*self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
+        u = rand(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
         return self.icdf(u)
 
     def log_prob(self, value) -> Tensor:

@@ -55,7 +55,7 @@ class Normal(_LocScale, ExponentialFamily):
         return self.scale ** 2
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        eps = randn(*self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
+        eps = randn(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
         return self.loc + eps * self.scale
 
     def log_prob(self, value) -> Tensor:
@@ -97,7 +97,7 @@ class Uniform(Distribution):
         return (self.high - self.low) ** 2 / 12
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        u = rand(*self._extended_shape(sample_shape), dtype=self.low.dtype, device=self.low.device)
+        u = rand(self._extended_shape(sample_shape), dtype=self.low.dtype, device=self.low.device)
         return self.low + u * (self.high - self.low)
 
     def log_prob(self, value) -> Tensor:
@@ -147,7 +147,7 @@ class Exponential(ExponentialFamily):
         return self.rate ** -2
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        u = rand(*self._extended_shape(sample_shape), dtype=self.rate.dtype, device=self.rate.device)
+        u = rand(self._extended_shape(sample_shape), dtype=self.rate.dtype, device=self.rate.device)
         return -(1 - u).log() / self.rate  # 1 - u in (0, 1]: never log(0)
 
     def log_prob(self, value) -> Tensor:
@@ -172,7 +172,7 @@ class Laplace(_LocScale):
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         eps = 1e-7
-        u = rand(*self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device) * (2 - 2 * eps) \
+        u = rand(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device) * (2 - 2 * eps) \
             - (1 - eps)
         return self.loc - self.scale * u.sign() * (1 - u.abs()).log()
 

@@ -84,7 +84,7 @@ class ContinuousBernoulli(ExponentialFamily):
         return where(self._outside_unstable_region(), var, taylor)
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        u = rand(*self._extended_shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device)
+        u = rand(self._extended_shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device)
         return self.icdf(u)
 
     def log_prob(self, value) -> Tensor:

@@ -52,7 +52,7 @@ class Poisson(ExponentialFamily):
             k = limit * 0
             alive = prod > limit
             while bool(alive.any().item()):
-                prod = prod * rand(*shape, dtype=prod.dtype, device=prod.device)
+                prod = prod * rand(shape, dtype=prod.dtype, device=prod.device)
                 alive = prod > limit
                 k = k + alive.to(k.dtype)
             return k
@@ -122,7 +122,7 @@ class Binomial(Distribution):
             p = self.probs.detach().expand(*shape)
             k = p * 0
             for i in range(n_max):
-                k = k + ((rand(*shape, dtype=p.dtype, device=p.device) < p) & (n > i)).to(p.dtype)
+                k = k + ((rand(shape, dtype=p.dtype, device=p.device) < p) & (n > i)).to(p.dtype)
             return k
 
     def log_prob(self, value) -> Tensor:

@@ -189,7 +189,7 @@ class Bernoulli(ExponentialFamily):
     def sample(self, sample_shape=Size()) -> Tensor:
         with no_grad():
             p = self.probs.detach().expand(*self._extended_shape(sample_shape))
-            u = rand(*p.shape, dtype=p.dtype, device=p.device)
+            u = rand(p.shape, dtype=p.dtype, device=p.device)
             return (u < p).astype(p.dtype)
 
     def log_prob(self, value) -> Tensor:

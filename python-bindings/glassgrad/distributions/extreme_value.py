@@ -26,7 +26,7 @@ class _InverseCdfSampler(Distribution):
     def rsample(self, sample_shape=Size()) -> Tensor:
         like = self._like
         fi = finfo(like.dtype)
-        u = rand(*self._extended_shape(sample_shape), dtype=like.dtype, device=like.device)
+        u = rand(self._extended_shape(sample_shape), dtype=like.dtype, device=like.device)
         return self.icdf(u.clamp(fi.tiny, 1 - fi.eps))
 
 

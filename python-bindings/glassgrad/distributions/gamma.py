@@ -32,15 +32,15 @@ def standard_gamma(alpha: Tensor) -> Tensor:
         out = a * 0
         done = a != a  # all False
         while not _all(done):
-            x = randn(*a.shape, dtype=a.dtype, device=a.device)
-            u = rand(*a.shape, dtype=a.dtype, device=a.device)
+            x = randn(a.shape, dtype=a.dtype, device=a.device)
+            u = rand(a.shape, dtype=a.dtype, device=a.device)
             v = (1 + c * x) ** 3
             safe_v = where(v > 0, v, 1.0)
             ok = (v > 0) & (u.log() < 0.5 * x * x + d - d * safe_v + d * safe_v.log())
             take = ok & ~done
             out = where(take, d * safe_v, out)
             done = done | ok
-        boost = rand(*a.shape, dtype=a.dtype, device=a.device) ** (1 / a)
+        boost = rand(a.shape, dtype=a.dtype, device=a.device) ** (1 / a)
         return out * boost
 
 
@@ -275,7 +275,7 @@ class StudentT(Distribution):
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         df = self.df.expand(*shape)
-        z = randn(*shape, dtype=df.dtype, device=df.device)
+        z = randn(shape, dtype=df.dtype, device=df.device)
         chi2 = gamma_rsample(0.5 * df) * 2
         return self.loc + self.scale * z * (df / chi2).sqrt()
 

@@ -32,7 +32,7 @@ class GeneralizedPareto(Distribution):
         return (self._value(value) - self.loc) / self.scale
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        u = rand(*self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
+        u = rand(self._extended_shape(sample_shape), dtype=self.loc.dtype, device=self.loc.device)
         return self.icdf(u)
 
     def log_prob(self, value) -> Tensor:

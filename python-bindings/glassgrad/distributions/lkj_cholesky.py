@@ -46,7 +46,7 @@ class LKJCholesky(Distribution):
         with no_grad():
             y: Any = self._beta.sample(sample_shape)
             y = y.unsqueeze(-1)
-            u = randn(*self._extended_shape(sample_shape), dtype=y.dtype, device=y.device).tril(-1)
+            u = randn(self._extended_shape(sample_shape), dtype=y.dtype, device=y.device).tril(-1)
             norm = u.norm(dim=-1, keepdim=True)
             on_sphere = where(norm > 0, u / where(norm > 0, norm, 1.0), 0.0)  # row 0 has no direction
             w = y.sqrt() * on_sphere

@@ -109,7 +109,7 @@ class LowRankMultivariateNormal(GaussianVector):
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         eps_w = randn(*shape[:-1], self.cov_factor.shape[-1], dtype=self.loc.dtype, device=self.loc.device)
-        eps_d = randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
+        eps_d = randn(shape, dtype=self.loc.dtype, device=self.loc.device)
         W_eps = (self._unbroadcasted_cov_factor @ eps_w.unsqueeze(-1)).squeeze(-1)
         return self.loc + W_eps + self._unbroadcasted_cov_diag.sqrt() * eps_d
 

@@ -37,7 +37,7 @@ class LogitRelaxedBernoulli(Distribution):
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        u = _clamp_probs(rand(*shape, dtype=self.logits.dtype, device=self.logits.device))
+        u = _clamp_probs(rand(shape, dtype=self.logits.dtype, device=self.logits.device))
         return (u.log() - (-u).log1p() + self.logits) / self.temperature
 
     def log_prob(self, value) -> Tensor:
@@ -75,7 +75,7 @@ class ExpRelaxedCategorical(OverCategorical):
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         lg: Any = self.logits
-        u = _clamp_probs(rand(*self._extended_shape(sample_shape), dtype=lg.dtype, device=lg.device))
+        u = _clamp_probs(rand(self._extended_shape(sample_shape), dtype=lg.dtype, device=lg.device))
         scores = (lg - (-u.log()).log()) / self.temperature
         return scores - scores.logsumexp(-1, keepdim=True)
 

@@ -112,7 +112,7 @@ class ReshapeTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         from .._factories import zeros
-        return zeros(*x.shape[:x.dim() - len(self.in_shape)], dtype=x.dtype, device=x.device)
+        return zeros(x.shape[:x.dim() - len(self.in_shape)], dtype=x.dtype, device=x.device)
 
     def _reshaped(self, shape, source: tuple, target: tuple) -> tuple:
         shape = tuple(shape)

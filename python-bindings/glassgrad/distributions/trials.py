@@ -59,7 +59,7 @@ class Geometric(Distribution):
         shape = self._extended_shape(sample_shape)
         with no_grad():
             p = self.probs.detach()
-            u = rand(*shape, dtype=p.dtype, device=p.device).clamp(min=finfo(p.dtype).tiny)
+            u = rand(shape, dtype=p.dtype, device=p.device).clamp(min=finfo(p.dtype).tiny)
             return (u.log() / (-p).log1p()).floor()
 
     def log_prob(self, value) -> Tensor:

@@ -75,7 +75,7 @@ class VonMises(LocCentred):
             x = loc.expand(*shape) * 0
             done = x != x  # all False
             while not bool(done.all().item()):
-                u1, u2, u3 = (rand(*shape, dtype=float64, device=x.device) for _ in range(3))
+                u1, u2, u3 = (rand(shape, dtype=float64, device=x.device) for _ in range(3))
                 z = (math.pi * u1).cos()
                 f = (1 + r * z) / (r + z)
                 c = kappa * (r - f)

@@ -100,7 +100,7 @@ def cond(A: Tensor, p=None, *, out=None) -> Tensor:
     check_matrix(A, "cond", square=False)
     if p in (None, 2, -2, "fro", "nuc", 1, -1, math.inf, -math.inf) and min(A.shape[-2], A.shape[-1]) == 0:
         from .._factories import zeros  # an empty matrix: 0, as PyTorch's
-        return into(out, zeros(*A.shape[:-2], dtype=A.dtype, device=A.device))
+        return into(out, zeros(A.shape[:-2], dtype=A.dtype, device=A.device))
     if p in (None, 2, -2):
         s = svdvals(A)
         r = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]

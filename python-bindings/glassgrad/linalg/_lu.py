@@ -26,7 +26,7 @@ def _eliminate(M: Tensor, n: int, jordan: bool, compact: bool = False):
     if n == 0:  # an empty matrix: nothing to eliminate (PyTorch's inv and solve of 0 x 0 are empty)
         from .._factories import zeros
         batch = tuple(M.shape[:-2])
-        return (M, zeros(*batch, 0, dtype=M.dtype, device=M.device), zeros(*batch, dtype=M.dtype, device=M.device),
+        return (M, zeros(*batch, 0, dtype=M.dtype, device=M.device), zeros(batch, dtype=M.dtype, device=M.device),
                 zeros(*batch, 0, dtype="int64", device=M.device))
     rows = arange(M.shape[-2], device=M.device)
     cols = arange(M.shape[-1], device=M.device)
@@ -79,7 +79,7 @@ def _solve_ex(A: Tensor, B: Tensor, fn: str):
 
 def zeros_info(A: Tensor) -> Tensor:
     from .._factories import zeros
-    return zeros(*A.shape[:-2], dtype="int32", device=A.device)
+    return zeros(A.shape[:-2], dtype="int32", device=A.device)
 
 
 def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
@@ -153,7 +153,7 @@ def _lu_pivots(A: Tensor, fn: str):
     n = A.shape[-1]
     if n == 0:
         from .._factories import ones
-        one = ones(*A.shape[:-2], dtype=A.dtype, device=A.device)
+        one = ones(A.shape[:-2], dtype=A.dtype, device=A.device)
         return one, one * 0
     _, pivots, swaps, _ = _eliminate(A, n, jordan=False)
     return pivots, swaps

@@ -20,7 +20,7 @@ class RMSNorm(Module):
         self.normalized_shape = normalized_dims(normalized_shape)
         self.eps = eps if eps is None else _args.shown(eps, _args.real(eps, "eps", "RMSNorm"))
         self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", "RMSNorm")
-        optional_parameter(self, "weight", Parameter(ones(*self.normalized_shape, dtype=dtype or _dtypes.DEFAULT_FLOAT,
+        optional_parameter(self, "weight", Parameter(ones(self.normalized_shape, dtype=dtype or _dtypes.DEFAULT_FLOAT,
                                                           device=device)) if self.elementwise_affine else None)
 
     def reset_parameters(self) -> None:

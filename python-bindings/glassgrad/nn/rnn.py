@@ -324,8 +324,8 @@ class RNNBase(Module):
         expected_h = self._expected_hidden(time_major, batch_sizes, real_hidden)
         expected_c = self._expected_hidden(time_major, batch_sizes, self.hidden_size)
         if hx is None:
-            h = zeros(*expected_h, dtype=time_major.dtype, device=time_major.device)
-            c = zeros(*expected_c, dtype=time_major.dtype, device=time_major.device) if with_cell else None
+            h = zeros(expected_h, dtype=time_major.dtype, device=time_major.device)
+            c = zeros(expected_c, dtype=time_major.dtype, device=time_major.device) if with_cell else None
         else:
             if with_cell:
                 if not isinstance(hx, (tuple, list)) or len(hx) != 2:
