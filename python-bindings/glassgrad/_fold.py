@@ -67,12 +67,14 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     _grid((h, w), k, d, p, s, where)
     table = _table((h, w), k, d, p, s)
     padded = pad(x, (p[1], p[1], p[0], p[0])) if any(p) else x
-    flat = padded.reshape(n, c, -1)
+    # explicit sizes, no -1: a batch of 0 has 0 elements, where -1 would be ambiguous
+    flat = padded.reshape(n, c, padded.shape[2] * padded.shape[3])
+    blocks = len(table) // (k[0] * k[1])
     index = tensor(table, device=x.device)
     if flat.requires_grad:  # PyTorch's node saves no tensor (Im2ColBackward0): the table is a constant
-        cols = _op("IndexSelect", [flat, index], {"dim": 2, "torch_saves": 0.0}).reshape(n, c * k[0] * k[1], -1)
+        cols = _op("IndexSelect", [flat, index], {"dim": 2, "torch_saves": 0.0}).reshape(n, c * k[0] * k[1], blocks)
     else:
-        cols = index_select(flat, 2, index).reshape(n, c * k[0] * k[1], -1)
+        cols = index_select(flat, 2, index).reshape(n, c * k[0] * k[1], blocks)
     if input.ndim == 3:
         return cols.reshape(*cols.shape[1:])
     return named_node(cols, "Im2ColBackward0", input)
@@ -106,9 +108,9 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     table = tensor(_table(size, k, d, p, s), device=x.device)
     base = zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
     if x.requires_grad:  # PyTorch's node saves no tensor (Col2ImBackward0): the table is a constant
-        plane = _op("IndexAdd", [base, table, x.reshape(n, c, -1)], {"dim": 2, "torch_saves": 0.0})
+        plane = _op("IndexAdd", [base, table, x.reshape(n, c, ck // c * blocks)], {"dim": 2, "torch_saves": 0.0})
     else:
-        plane = index_add(base, 2, table, x.reshape(n, c, -1))
+        plane = index_add(base, 2, table, x.reshape(n, c, ck // c * blocks))
     out = plane.reshape(n, c, hp, wp)
     if any(p):
         out = out[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]

@@ -17,6 +17,7 @@ Gradients come from the ops: the input's through gather, the grid's through the 
 weights (zero for nearest, and where a coordinate was clipped)."""
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Optional
 
@@ -129,8 +130,9 @@ def _read(flat: Tensor, coords, sizes) -> Tensor:
         stride *= m
     assert index is not None and inside is not None
     n, c, _ = flat.shape
-    values = flat.gather(2, index.long().reshape(n, 1, -1).expand(n, c, index.shape[1]))
-    return values * inside.reshape(n, 1, -1).to(flat.dtype)
+    points = index.shape[1]  # explicit, no -1: a batch of 0 has 0 elements
+    values = flat.gather(2, index.long().reshape(n, 1, points).expand(n, c, points))
+    return values * inside.reshape(n, 1, points).to(flat.dtype)
 
 
 def _cubic(t: Tensor):
@@ -181,7 +183,8 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     for m in sizes:
         cells *= m
     flat = input.reshape(n, c, cells)
-    coords = grid.reshape(n, -1, k)
+    points = math.prod(out_shape)  # explicit, no -1: a batch of 0 has 0 elements
+    coords = grid.reshape(n, points, k)
     raw = [_unnormalize(coords[..., i], m, align_corners) for i, m in enumerate(sizes)]
     if mode == "bicubic":
         return _bicubic(flat, raw, sizes, padding_mode, align_corners).reshape(n, c, *out_shape)
@@ -194,7 +197,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
             total = total + nan_to_num(mul(x, 0), 0.0).sum()
         return (out + total * 0).reshape(n, c, *out_shape)
     low = [floor(x.detach()) for x in src]
-    fractions = [(x - x0).reshape(n, 1, -1) for x, x0 in zip(src, low)]
+    fractions = [(x - x0).reshape(n, 1, points) for x, x0 in zip(src, low)]
     acc: Optional[Tensor] = None
     for corner in range(2 ** k):  # each neighbour, weighted by its distance along every axis
         offsets = [(corner >> i) & 1 for i in range(k)]
@@ -212,8 +215,9 @@ def _bicubic(flat: Tensor, raw, sizes, padding_mode: str, align_corners: bool) -
     n = flat.shape[0]
     (x, y), (w, h) = raw, sizes
     x0, y0 = floor(x.detach()), floor(y.detach())
-    cx = [v.reshape(n, 1, -1) for v in _cubic(x - x0)]
-    cy = [v.reshape(n, 1, -1) for v in _cubic(y - y0)]
+    points = x.shape[1]  # explicit, no -1: a batch of 0 has 0 elements
+    cx = [v.reshape(n, 1, points) for v in _cubic(x - x0)]
+    cy = [v.reshape(n, 1, points) for v in _cubic(y - y0)]
     out = None
     for j in range(4):
         yj = _padded(y0 + (j - 1), h, padding_mode, align_corners)

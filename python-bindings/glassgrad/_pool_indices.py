@@ -179,6 +179,7 @@ def max_unpool(where_: str, input: Tensor, indices: Tensor, kernel: Sequence[int
                                    f"padding of the pooling, or pass output_size=<the pooled input's size>")
     n, c = x.shape[:2]
     planes = zeros(n, c, volume, dtype=x.dtype, device=x.device)
-    out = planes.scatter(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape(n, c, *sizes)
+    pooled = int(np.prod(x.shape[2:]))  # explicit, no -1: a batch of 0 has 0 elements
+    out = planes.scatter(2, idx.reshape(n, c, pooled), x.reshape(n, c, pooled)).reshape(n, c, *sizes)
     return out if batched else out.squeeze(0)
 
