@@ -265,6 +265,16 @@ const py::object& undefined_gradient_marker() {
 
 void bind_lazy(py::module_& m) {
   m.attr("undefined_gradient") = undefined_gradient_marker();
+  // PyTorch raises AssertionError for a backward outside the allow_mutation_on_saved_tensors
+  // context that recorded the graph (lazy_saved_mutation.h); registered after bind_errors', so
+  // tried before it.
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const lazy::SavedOutsideContextError& e) {
+      PyErr_SetString(PyExc_AssertionError, e.what());
+    }
+  });
   using lazy::Handle;
   // shape, dtype, device, realized, requires_grad and is_view: getset descriptors added below
   // (bind_handle_reads.cpp).

@@ -225,17 +225,34 @@ const TraceValue* overwritten_source(const TraceValue* v) {
   return nullptr;
 }
 
-// The first op sequence number of the open allow_mutation_on_saved_tensors context (0: none).
-uint64_t g_mutation_allowed_since = 0;
+// fwd's sequence number (its first living output's), 0 where none lives.
+uint64_t seq_of(const TraceNode& fwd) {
+  for (const auto& out : fwd.outputs) {
+    if (const ValuePtr o = out.lock()) return o->seq;
+  }
+  return 0;
+}
 
 // Whether fwd was recorded inside the open allow_mutation_on_saved_tensors context: every write
 // since was made inside it too, as PyTorch's context requires of both (lazy_saved_mutation.h).
 bool mutation_allowed(const TraceNode& fwd) {
-  if (g_mutation_allowed_since == 0) return false;
-  for (const auto& out : fwd.outputs) {
-    if (const ValuePtr o = out.lock()) return o->seq >= g_mutation_allowed_since;
-  }
-  return false;
+  const uint64_t since = mutation_on_saved_allowed_since();
+  return since != 0 && seq_of(fwd) >= since;
+}
+
+// PyTorch's AssertionError where a backward reads what fwd saved inside an
+// allow_mutation_on_saved_tensors context that has closed since (lazy_saved_mutation.h).
+void check_saved_inside_context(const TraceNode& fwd) {
+  const uint64_t seq = seq_of(fwd);
+  if (seq == 0 || !recorded_in_closed_context(seq)) return;
+  throw SavedOutsideContextError(
+      ErrorMessage("Trying to backward outside of the 'allow_mutation_on_saved_tensors' contextin which the graph "
+                   "was originally recorded.")
+          .detail("the gradient of " + node_where(fwd.schema->name, fwd.meta->scope) +
+                  (fwd.meta->source.empty() ? "" : " (" + fwd.meta->source + ")") +
+                  " reads values it saved inside an allow_mutation_on_saved_tensors() context that has closed")
+          .fix("call backward() inside the same with allow_mutation_on_saved_tensors(): block as the forward")
+          .str());
 }
 
 // A forward value a gradient rule reads (or PyTorch's node saves), checked: modified in place since
@@ -286,10 +303,11 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
     rules = SavedRules{fwd, inputs_saved_unread(*fwd), saves_unread_value(*fwd, per_attribute), per_attribute != 0};
   }
   const size_t unread = rules.unread;
-  bool reads_saved = rules.saves_unread || unread > 0;
+  bool reads_forward = false;  // the gradient node reads a forward tensor
   if (rules.per_attribute) {
-    for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
+    for (ValueId in : inputs) reads_forward = reads_forward || in < first_backward_value;
   }
+  const bool reads_saved = rules.saves_unread || unread > 0 || reads_forward;
   if (reads_saved && fwd->freed) {
     throw StateError(
         ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
@@ -303,6 +321,10 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
             .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
                  "again before the next backward")
             .str());
+  }
+  // (x * 2's saved number is no tensor of the context's: PyTorch's hooks skip wrapped numbers)
+  if (unread > 0 || reads_forward || (rules.saves_unread && fwd->schema != rule_ops().mul_scalar)) {
+    check_saved_inside_context(*fwd);
   }
   for (ValueId in : inputs) {
     if (in < first_backward_value) check_saved_value(ex, ex.by_id[static_cast<size_t>(in)], fwd);
@@ -506,10 +528,6 @@ uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook) {
   v->grad_hooks.emplace_back(++next_key, std::move(hook));
   return next_key;
 }
-
-void allow_mutation_on_saved_since(uint64_t since) { g_mutation_allowed_since = since; }
-
-uint64_t mutation_on_saved_allowed_since() { return g_mutation_allowed_since; }
 
 void set_post_accumulate_hook(const ValuePtr& v, std::function<void()> hook) {
   v->post_accumulate_hook = std::move(hook);

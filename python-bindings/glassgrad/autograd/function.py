@@ -23,7 +23,8 @@ from typing import Any, Optional
 
 from .. import _C, _backward_end, _inplace
 from .._runtime import no_grad, records_grad
-from .._tensor import FREED_SAVED_TENSORS, Tensor
+from .._tensor import FREED_SAVED_TENSORS, Tensor, _wrap
+from . import _saved_mutation
 
 
 class FunctionCtx:
@@ -40,9 +41,11 @@ class FunctionCtx:
         self._node_name = "Backward"
         self._inputs: tuple = ()
         self._freed = False  # a backward that keeps no graph ran this node's backward (saved_tensors)
-        # (tensor watched, its _version when apply() finished, the output index where it is an output):
+        # (position in to_save, tensor watched, its _version when apply() finished, the output index
+        # where it is an output, the value as saved where allow_mutation_on_saved_tensors was open):
         # saved_tensors refuses a saved tensor written in place since (_check_saved_versions)
         self._saved_versions: tuple = ()
+        self._mutation_context = None  # the allow_mutation_on_saved_tensors context that saw apply()
 
     def name(self) -> str:
         """The node's name, as PyTorch names a custom Function's: '<Class>Backward'."""
@@ -97,17 +100,25 @@ class FunctionCtx:
                 f"{FREED_SAVED_TENSORS}\n  {self._node_name}.saved_tensors: a backward without retain_graph=True "
                 "has run this node\n"
                 "  fix: loss.backward(retain_graph=True) (or autograd.grad(..., retain_graph=True)) to read them after")
+        if self._mutation_context is not None and self._mutation_context.closed:
+            raise _saved_mutation.outside_error(self._node_name)
         if self._saved_versions:
-            self._check_saved_versions()
+            return self._check_saved_versions()
         return self.to_save
 
-    def _check_saved_versions(self) -> None:
+    def _check_saved_versions(self) -> tuple:
         """PyTorch's check as its saved tensors are unpacked: a tensor save_for_backward kept that
         an in-place op wrote since apply() returned raises its RuntimeError (the value backward
-        would read is no longer the one forward saw; docs/autograd.md, "Custom Functions")."""
-        for k, (t, version, output_nr) in enumerate(self._saved_versions):
+        would read is no longer the one forward saw; docs/autograd.md, "Custom Functions"), but
+        where saved inside allow_mutation_on_saved_tensors(): the value as saved stands for it.
+        Returns the saved tensors."""
+        saved = list(self.to_save)
+        for k, (i, t, version, output_nr, as_saved) in enumerate(self._saved_versions):
             now = t._version
             if now == version:
+                continue
+            if as_saved is not None:
+                saved[i] = as_saved
                 continue
             if output_nr is not None:  # a saved output names this node, as PyTorch's message does
                 which = f", which is output {output_nr} of {self._node_name[:-len('Backward')]},"
@@ -122,18 +133,23 @@ class FunctionCtx:
                 f"{now - version} time(s) after forward saved it, and backward would read the new values\n"
                 "  fix: clone it before the in-place op (x = x.clone()), make that op out of place (x = x * 2 "
                 "instead of x.mul_(2)), or save a clone in forward (ctx.save_for_backward(x.clone()))")
+        return tuple(saved)
 
     def _watch_saved(self, outs: tuple, wrapped: list) -> None:
         """Notes each saved tensor's _version as apply() returns: a saved output as the tensor the
-        caller got (wrapped[j] for forward's outs[j])."""
+        caller got (wrapped[j] for forward's outs[j]). Inside allow_mutation_on_saved_tensors()
+        also a tensor pinning the value as saved (the graph keeps every version of a value, so
+        the pin reads the saved values after a write, which PyTorch's context clones for)."""
+        self._mutation_context = _saved_mutation.open_context()
         out_index = {id(y): j for j, y in enumerate(outs)}
         watched = []
-        for t in self.to_save:
+        for i, t in enumerate(self.to_save):
             if not isinstance(t, Tensor):
                 continue
             j = out_index.get(id(t))
             seen = t if j is None else wrapped[j]
-            watched.append((seen, seen._version, j))
+            as_saved = None if self._mutation_context is None else _wrap(seen._h.pin())
+            watched.append((i, seen, seen._version, j, as_saved))
         self._saved_versions = tuple(watched)
 
     def mark_non_differentiable(self, *tensors) -> None:
