@@ -2,6 +2,8 @@
 autograd.grad(is_grads_batched=True), autograd.functional.jacobian / hessian's strategy checks
 and the autograd.grad_mode module path. Expected values are worked out by hand or with NumPy
 (PyTorch's documented behaviour); the last test replays the same calls on PyTorch."""
+import re
+
 import numpy as np
 import pytest
 
@@ -74,6 +76,16 @@ def test_batched_grad_outputs():
     np.testing.assert_allclose(gw.numpy()[1], [[0.0, 0.0], [2.0, -2.0]])
     with pytest.raises(RuntimeError, match="same leading batch dimension"):
         gg.autograd.grad(w @ v, (w,), gg.tensor(1.0), is_grads_batched=True)
+
+
+def test_batched_grad_outputs_of_the_wrong_entry_shape_raise_pytorchs_error():
+    x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    words = ("If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+             "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+             "output, but a mismatch was detected: grad_output[0] has a shape of ")
+    for seed in (gg.ones(3), gg.ones(2, 4)):  # entries of shape [] and [4] for an output of shape [3]
+        with pytest.raises(RuntimeError, match=f"^{re.escape(words)}"):
+            gg.autograd.grad(x ** 2, x, seed, is_grads_batched=True)
 
 
 def test_jacobian_strategies():

@@ -152,6 +152,14 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                            f"dimension, got shapes {[None if g is None else list(g.shape) for g in seeds]}\n"
                            "  fix: stack the grad_outputs of each batch entry along a new first dimension")
     n = sizes.pop()
+    for i, (out, g) in enumerate(zip(_as_tuple(outputs, "outputs"), seeds)):
+        if g is not None and tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                f"output, but a mismatch was detected: grad_output[{i}] has a shape of {g.shape[1:]!r} and "
+                f"output[{i}] has a shape of {out.shape!r}. If you only want some tensors in `grad_output` to be "
+                "considered batched, consider using vmap.\n  fix: grad_outputs of shape (batch, *output.shape)")
     per_entry = []
     for b in range(n):
         keep = True if b < n - 1 else retain_graph
