@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _C, _args, _autocast, _inplace, _math
-from ._tensor import Tensor, _op
+from ._tensor import Tensor, _op, check_fits
 from ._torch_operands import named_node
 from .functional import elu, where
 
@@ -113,6 +113,8 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """value where x <= threshold, else x (PyTorch's test, so NaN stays NaN)."""
     th = _args.real(threshold, "threshold", "threshold", as_float=True)
     v = _args.real(value, "value", "threshold", as_float=True)
+    if isinstance(input, Tensor):
+        check_fits(v, input.dtype, "threshold's value")  # converted checked, as PyTorch's: int8's 300 is refused
 
     def compute():
         if isinstance(input, Tensor) and not input.dtype.is_floating_point:

@@ -24,7 +24,7 @@ import numpy as np
 from . import _C, _args, _autocast, _runtime, _tensor, _trace
 from ._dtypes import DTYPES
 from ._inplace import _type_name
-from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
+from ._tensor import Tensor, _dim, _op, _scalar_like, check_fits, tensor
 from ._torch_operands import named_node
 
 
@@ -184,6 +184,8 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     if isinstance(value, Tensor) and value.ndim != 0:
         raise _C.ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape {list(value.shape)}\n"
                             f"  fix: value.item(), or torch.where(mask, value, input) for a tensor of values")
+    if isinstance(value, Tensor) and value._h.dtype != input._h.dtype:  # PyTorch converts value.item() checked
+        check_fits(value.item(), input.dtype, "masked_fill")
     # PyTorch's node (Tensor.grad_fn): MaskedFillBackward0 for a number value, 1 for a tensor
     named = {"torch_node": f"MaskedFillBackward{int(isinstance(value, Tensor))}"} if input._h.requires_grad else {}
     return _op("Where", [mask, _value_tensor(value, input), input], named)

@@ -240,7 +240,8 @@ def fill_(t, value, node: str = ""):
                                       f"{value.ndim} dimensions\n  fix: x.copy_(value) to copy a tensor")
         v = value
     else:
-        v = _scalar_like(value, t)
+        # PyTorch fills one element on the CPU unchecked: float16 and bfloat16 take an overflow as inf
+        v = _scalar_like(value, t, narrow_floats=t.numel() != 1 or t.device.type != "cpu")
     # PyTorch's nodes: fill_ with a tensor FillBackward3, with a number FillBackward2
     node = node or ("FillBackward3" if isinstance(value, Tensor) else "FillBackward2")
     return write(t, v.expand(*t.shape) if t.ndim else v, "fill_", first, cast=True, node=node)
@@ -373,7 +374,7 @@ def setitem(t, key, value) -> None:
                                                                                      np.ndarray, list, tuple)):
             raise TypeError(f"can't assign a {type(value).__name__} to a {_type_name(t._h.dtype)}Tensor\n  "
                             f"{where}: the tensor is {list(t.shape)} {t.dtype}\n  fix: a number or a tensor")
-        v = _scalar_like(value, t) if np.ndim(value) == 0 else tensor(np.asarray(value), dtype=t._h.dtype,
+        v = _scalar_like(value, t, narrow_floats=False) if np.ndim(value) == 0 else tensor(np.asarray(value), dtype=t._h.dtype,
                                                                        device=t.device)
     # x[mask] = number with a mask over leading axes: a select, no need to know the mask's values.
     if (isinstance(key, Tensor) and key._h.dtype == "bool" and v.ndim == 0
@@ -454,7 +455,7 @@ def _written_number(value, t):
     key = (type(value), value, math.copysign(1.0, value) if type(value) is float else 0, th.dtype, th.device)
     v = _WRITTEN_NUMBERS.get(key)
     if v is None:
-        v = _tensor._scalar_like(value, t)
+        v = _tensor._scalar_like(value, t, narrow_floats=False)  # float16's 7e4 is inf, as PyTorch's
         if not _runtime._inference_blocks:
             if len(_WRITTEN_NUMBERS) >= 256:
                 _WRITTEN_NUMBERS.clear()

@@ -164,9 +164,18 @@ def _scaled(input, other, alpha, where: str):
     elif isinstance(alpha, (bool, np.bool_)):
         raise RefusedValueError(f"{where}: Boolean alpha only supported for Boolean results (the result is {dt})\n"
                                 f"  fix: alpha=1 or another number")
+    else:
+        check_fits(alpha, dt, f"{where}'s alpha")  # converted checked, as PyTorch's: int8's 300 is refused
     if is_number(y):
         return builtins.bool(y and alpha) if dt == "bool" else y * alpha
     return scaled_by_argument(as_operand(y, dt, dev), alpha)
+
+
+def _check_in_opmath(value, dt, where: str) -> None:
+    """check_fits for a number that PyTorch converts checked to the type it computes dt in
+    (addcmul's and addcdiv's value, lerp's weight): float32 for float16 and bfloat16, so that
+    float16's 7e4 passes and float32's 1e39 is refused."""
+    check_fits(value, "float32" if dt in ("float16", "bfloat16") else dt, where)
 
 
 def scaled_by_argument(t: Tensor, k) -> Tensor:
@@ -410,7 +419,8 @@ def pow(input, exponent) -> Tensor:
                                       "PyTorch)\n  fix: convert first, e.g. a.long() ** b.long()")
         return logical_or(x, logical_not(as_operand(e, dt, dev)))
     if isinstance(x, Tensor) and is_number(e):
-        check_fits(e, dt, "pow")
+        if dt != "float32":  # PyTorch computes float32's power in float64, float16's in float16
+            check_fits(e, dt, "pow")
         return _op("PowScalar", [x.astype(dt)], {"exponent": float(e)})
     # PyTorch's nodes: PowBackward1 for two tensors, PowBackward2 for a number to a tensor's
     # powers (listing the exponent alone)
@@ -706,6 +716,8 @@ def lerp(input, end, weight) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
                                   f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")
+    if is_number(weight):
+        _check_in_opmath(weight, input.dtype, "lerp's weight")
     step = sub(end, input)
     scaled = scaled_by_argument(step, weight) if is_number(weight) else mul(weight, step)
     return binary("Add", input, scaled, None, torch_node(f"LerpBackward{int(not is_number(weight))}", input, end, weight))
@@ -880,6 +892,7 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     result_type; for an integer result value is taken as an integer, as PyTorch does."""
     dt = _three_way_dtype(input, tensor1, tensor2)
     dev = _device_of(input, tensor1, tensor2)
+    _check_in_opmath(value, dt, "addcmul's value")
     value = value if dt.is_floating_point else builtins.int(value)
     prod = mul(as_operand(tensor1, dt, dev), as_operand(tensor2, dt, dev))
     if dt == "bool":
@@ -901,6 +914,7 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
             "a true division of tensor1 and tensor2.\n  addcdiv: tensor1 and tensor2 are "
             f"{getattr(a, 'dtype', type(a).__name__)} and {getattr(b, 'dtype', type(b).__name__)}\n"
             "  fix: input + value * tensor1 / tensor2 (a true division), or tensor1.float()")
+    _check_in_opmath(value, _three_way_dtype(input, tensor1, tensor2), "addcdiv's value")
     return binary("Add", input, mul(div(a, b), value), None, torch_node("AddcdivBackward0", input, tensor1, tensor2))
 
 

@@ -591,25 +591,30 @@ class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
     negative integer power."""
 
 
-def check_fits(value, dtype, where: str, data: bool = False) -> None:
+def check_fits(value, dtype, where: str, data: bool = False, narrow_floats: bool = True) -> None:
     """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
     (fill_, full, masked_fill, x[key] = v, clamp's bounds, where's numbers) allows: an integer
     within [min, max] of a signed type or [-max, max] of an unsigned one (a negative one wraps,
-    uint8's -3 being 253), a float within [min, max] (no NaN); any number converts to bool or a
-    floating type but a finite float beyond float32's range to float32 (float16 and bfloat16 take
-    it as inf). A Python int outside [-2**63, 2**64) raises OverflowError first, whatever the dtype
+    uint8's -3 being 253), a float within [min, max] (no NaN); any number converts to bool or
+    float64, a finite one beyond float32's, float16's or bfloat16's largest value (65504 for
+    float16, 70000 and 65519.0 too, before any rounding) does not to that type. narrow_floats=False
+    lets float16 and bfloat16 take it as inf, where PyTorch converts unchecked (where's numbers,
+    x[key] = v, the fill of a one-element CPU tensor: docs/porting.md, "Python numbers beside
+    tensors"). A Python int outside [-2**63, 2**64) raises OverflowError first, whatever the dtype
     (_python_ints). The first line is PyTorch's sentence, which names a Scalar's C type (int8_t,
-    int for int32) or, for torch.tensor's data (`data`), the dtype (int8); data's ints are read
-    by _tensor_data, not checked for the Python range here."""
+    int for int32, c10::Half) or, for torch.tensor's data (`data`), the dtype (int8); data's ints
+    are read by _tensor_data, not checked for the Python range here."""
     if not data:
         _python_ints.check_int(value, where)
     name = _dtypes.plain(dtype)
     np_dtype = np.dtype(_NP[name])
-    if name == "float32" and isinstance(value, (float, np.floating)) and math.isfinite(value) \
-            and abs(float(value)) > _FLOAT32_MAX:
-        raise RefusedValueError(f"value cannot be converted to type float without overflow\n  {where}: {value} is "
-                                f"beyond float32's largest finite value {_FLOAT32_MAX:.8g}\n  fix: a value "
-                                f"inside the range, float('inf') for an infinity, or compute in float64: x.double()")
+    largest = _FLOAT_MAX.get(name) if narrow_floats or name == "float32" else None
+    if largest is not None and isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_)) \
+            and (isinstance(value, (numbers.Integral, np.integer)) or math.isfinite(value)) and abs(value) > largest:
+        raise RefusedValueError(f"value cannot be converted to type {_FLOAT_TYPE_NAMES[name]} without overflow\n  "
+                                f"{where}: {value} is beyond {name}'s largest finite value {largest:.8g}\n  fix: a "
+                                f"value inside the range, float('inf') for an infinity, or compute in float32 or "
+                                f"float64: x.float(), x.double()")
     if not isinstance(value, (numbers.Real, np.number, np.bool_)) or np_dtype.kind not in "iu":
         return
     info = np.iinfo(np_dtype)
@@ -627,9 +632,14 @@ def check_fits(value, dtype, where: str, data: bool = False) -> None:
 _SCALAR_TYPE_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
+# The C types PyTorch's messages name for a number converted to a floating dtype other than float64
+_FLOAT_TYPE_NAMES = {"float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+
+
 _INTEGER_NAMES = frozenset({"uint8", "int8", "int16", "int32", "int64"})
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 _FLOAT16_MAX = float(np.finfo(np.float16).max)
+_FLOAT_MAX = {"float32": _FLOAT32_MAX, "float16": _FLOAT16_MAX, "bfloat16": 3.3895313892515355e38}
 
 
 def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
@@ -660,16 +670,17 @@ def scalar_array(value, np_dtype) -> np.ndarray:
             and np.dtype(np_dtype).kind in "iu":
         value = _python_ints.wrapped(value) if type(value) is int else value
         return np.asarray(value, dtype=np.int64).astype(np_dtype)
-    if isinstance(value, float) and not -_FLOAT16_MAX <= value <= _FLOAT16_MAX:  # inf, silently, as PyTorch
+    if isinstance(value, (float, int)) and not -_FLOAT16_MAX <= value <= _FLOAT16_MAX:  # inf, silently, as PyTorch
         with np.errstate(over="ignore"):
             return np.asarray(value, dtype=np_dtype)
     return np.asarray(value, dtype=np_dtype)
 
 
-def _scalar_like(value, like: "Tensor") -> "Tensor":
+def _scalar_like(value, like: "Tensor", narrow_floats: bool = True) -> "Tensor":
     """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure);
-    a number like's dtype cannot hold raises, as PyTorch's fill values do."""
-    check_fits(value, like.dtype, "fill value")
+    a number like's dtype cannot hold raises, as PyTorch's fill values do (check_fits, whose
+    narrow_floats=False lets float16 and bfloat16 take an out-of-range float as inf)."""
+    check_fits(value, like.dtype, "fill value", narrow_floats=narrow_floats)
     arr = scalar_array(value, _NP[like.dtype])
     return _wrap(_C.lazy_leaf(raw_from_numpy(arr, like.device, "constant", like.dtype), "constant", False, ""))
 

@@ -105,6 +105,8 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
             raise _C.InvalidArgumentError(f"hardtanh: cannot do hardtanh on an unsigned type with negative limits "
                                           f"(min_val={lo}, max_val={hi}), as in PyTorch\n  fix: x.long(), or limits >= 0")
         return _inplace.activation(input, inplace, "hardtanh_", lambda: _math.clamp(input, int(lo), int(hi)))
+    for bound in (lo, hi):  # converted checked, as PyTorch's: float16's 7e4 is refused
+        check_fits(bound, input.dtype, "hardtanh")
     return _inplace.activation(input, inplace, "hardtanh_", lambda: _op("HardtanhMax", [
         _op("HardtanhMin", [input], {"min_val": lo})], {"max_val": hi}))
 
@@ -165,7 +167,7 @@ def where(condition: Tensor, input=None, other=None):
                                   f"  fix: torch.where(condition != 0, input, other)")
     for x in (a, b):
         if not isinstance(x, Tensor):  # a number converts checked, as PyTorch's: int8's 300 is refused
-            check_fits(x, dt, "where")
+            check_fits(x, dt, "where", narrow_floats=False)  # float16's 7e4 is inf, as PyTorch's
     cond = condition if condition.dtype == "bool" else condition.astype("bool")
     return _op("Where", [cond, _math.as_operand(a, dt, dev), _math.as_operand(b, dt, dev)])
 
