@@ -18,12 +18,12 @@ from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from . import _C, _args, _device, _dtypes, _numpy_arrays, _tensor_data, _trace
+from . import _C, _args, _device, _dtypes, _numpy_arrays, _python_ints, _tensor_data, _trace
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
-from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_shape, legacy_sizes, tensor, warn_copy_construct
+from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, scalar_array, legacy_shape, legacy_sizes, tensor, warn_copy_construct
 from ._out import factory_out, write_out
 from ._trace import user_source
 
@@ -198,7 +198,11 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     dev = _device.normalize(device)
     # PyTorch fills one element on the CPU unchecked: float16 and bfloat16 take an overflow as inf
     check_fits(fill_value, dt, "full", narrow_floats=math.prod(shape) != 1 or not dev.startswith("cpu"))
-    raw = _C.Tensor.full(list(shape), float(fill_value), _dtypes.plain(dt), dev, f"tensor@{user_source()}")
+    if _python_ints.attribute_exact(fill_value, dt):
+        raw = _C.Tensor.full(list(shape), float(fill_value), _dtypes.plain(dt), dev, f"tensor@{user_source()}")
+    else:  # an int beyond 2**53, which the runtime's fill (a double) would round: written by NumPy
+        raw = _C.Tensor.from_numpy(np.full(shape, scalar_array(fill_value, _NP[_dtypes.plain(dt)])), dev,
+                                   f"tensor@{user_source()}")
     t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
     if requires_grad:
         _requiring_grad(t)

@@ -167,7 +167,11 @@ def _scaled(input, other, alpha, where: str):
     else:
         check_fits(alpha, dt, f"{where}'s alpha")  # converted checked, as PyTorch's: int8's 300 is refused
     if is_number(y):
-        return builtins.bool(y and alpha) if dt == "bool" else y * alpha
+        if dt == "bool":
+            return builtins.bool(y and alpha)
+        product = y * alpha
+        integral = isinstance(product, (int, np.integer)) and not dt.is_floating_point
+        return _python_ints.int64_wrapped(builtins.int(product)) if integral else product  # int64's product
     return scaled_by_argument(as_operand(y, dt, dev), alpha)
 
 
@@ -184,7 +188,8 @@ def scaled_by_argument(t: Tensor, k) -> Tensor:
     for the gradient, so a second backward through it is allowed (attribute scalar_arg: see
     check_saved in core-runtime/src/lazy/backward.cpp)."""
     _python_ints.check_int(k)
-    if t.dtype == "bool" or not is_number(k) or isinstance(k, (bool, np.bool_)):
+    if t.dtype == "bool" or not is_number(k) or isinstance(k, (bool, np.bool_)) \
+            or not _python_ints.attribute_exact(k, t.dtype):
         return mul(t, k)
     return _op("MulScalar", [t], {"value": float(k), "scalar_arg": 1.0})
 
@@ -208,9 +213,9 @@ def add(input, other, *, alpha=1) -> Tensor:
     dt = _dtypes.result_type(x, y)
     if dt == "bool":
         return binary("LogicalOr", x, y, dt)
-    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
+    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and _python_ints.attribute_exact(y, dt):
         return _op("AddScalar", [x], {"value": _scalar_attr(y, dt)})
-    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt and _python_ints.attribute_exact(x, dt):
         return _op("AddScalar", [y], {"value": _scalar_attr(x, dt)})
     return binary("Add", x, y, dt)
 
@@ -227,9 +232,9 @@ def sub(input, other, *, alpha=1) -> Tensor:
     if not (type(alpha) is int and alpha == 1):
         x, y, _ = _operands(x, _scaled(x, y, alpha, "sub"))
     dt = _dtypes.result_type(x, y)
-    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
+    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and _python_ints.attribute_exact(y, dt):
         return _op("AddScalar", [x], {"value": -_scalar_attr(y, dt), "torch_node": "SubBackward0"})
-    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt and _python_ints.attribute_exact(x, dt):
         negated = _op("Neg", [y])
         listed = [0, 0] if y._h.requires_grad else []  # PyTorch's node lists y alone (_torch_operands)
         value = _scalar_attr(x, dt)
@@ -253,9 +258,9 @@ def mul(input, other) -> Tensor:
     dt = _dtypes.result_type(x, y)
     if dt == "bool":
         return binary("LogicalAnd", x, y, dt)
-    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
+    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and _python_ints.attribute_exact(y, dt):
         return _op("MulScalar", [x], {"value": _scalar_attr(y, dt)})
-    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt and _python_ints.attribute_exact(x, dt):
         return _op("MulScalar", [y], {"value": _scalar_attr(x, dt)})
     return binary("Mul", x, y, dt)
 

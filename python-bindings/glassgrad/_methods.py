@@ -143,6 +143,9 @@ _OPERATORS.update({f"__{n}__": _operator(getattr(_math, n)) for n in ("lt", "le"
 _OPERATORS.update({f"__{n}__": _operator(getattr(_math, n), _EQUALITY_OPERANDS) for n in ("eq", "ne")})
 
 
+_EXACT = 1 << 53  # the ints a scalar node's attribute (a double) holds exactly
+
+
 def _with_number(name: str, node: str, sign: float):
     """x + 3, 3 + x, x - 3, x * 0.5: a tensor with a Python int (any dtype but bool) or float (a
     floating tensor) keeps the tensor's dtype (result_type's rule for a number), so the scalar
@@ -159,7 +162,8 @@ def _with_number(name: str, node: str, sign: float):
             if kind is int and not -(1 << 63) <= other < (1 << 63):  # rare: checked, and wrapped for integers
                 _python_ints.check_int(other, name)
                 other = other if dt.is_floating_point else _python_ints.wrapped(other)
-            if dt.is_floating_point or (kind is int and dt != "bool"):
+            # an int beyond 2**53 meets an integer tensor through `general`, exactly (_python_ints.attribute_exact)
+            if dt.is_floating_point or (kind is int and dt != "bool" and -_EXACT <= other <= _EXACT):
                 # the node's name only where a grad_fn can show it: an index's `i - 1` stays cheap
                 return _op(node, [self], {"value": sign * other, "torch_node": "SubBackward0"}
                            if subtract and self._h.requires_grad else {"value": sign * other})

@@ -2,6 +2,7 @@
 tensors"): PyTorch converts such an int to a 64-bit scalar, accepting [-2**63, 2**64) (from 2**63
 it wraps, as uint64 read as int64) and raising OverflowError outside it, whatever the tensor's
 dtype (a float tensor too: x + 2**70 is refused, x + float(2**70) is not)."""
+import numpy as np
 
 _LOW = -(1 << 63)
 _HIGH = 1 << 64
@@ -25,6 +26,27 @@ def check_ints(values, where: str = "") -> None:
 def wrapped(value: int) -> int:
     """An int of [2**63, 2**64) as the int64 PyTorch reads it (value - 2**64); others unchanged."""
     return value - _HIGH if value >= -_LOW else value
+
+
+# The runtime reads an op's number attribute as a double, exact for ints of [-2**53, 2**53]
+_EXACT_IN_DOUBLE = 1 << 53
+
+
+def attribute_exact(value, dtype) -> bool:
+    """Whether a number can be the attribute (a double) of a scalar op computing in dtype and
+    give PyTorch's exact result: any number for a floating or bool dtype, an int of [-2**53, 2**53]
+    for an integer one. A larger int meets an integer tensor as a 0-d tensor of its dtype instead,
+    so that int64's 2**62 - (2**61 + 3) is exact (docs/porting.md, "Python numbers beside
+    tensors")."""
+    if dtype.is_floating_point or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        return True
+    return -_EXACT_IN_DOUBLE <= value <= _EXACT_IN_DOUBLE
+
+
+def int64_wrapped(value: int) -> int:
+    """value modulo 2**64 as an int64 (a product of two int64 numbers, as PyTorch's
+    x.add(n, alpha=k) multiplies them in int64: 2**62 * 2 is -2**63)."""
+    return (value + (1 << 63)) % _HIGH - (1 << 63)
 
 
 def _refuse(value: int, where: str):
