@@ -23,7 +23,7 @@ from . import _memory_formats as _mf
 from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
-from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, scalar_array, legacy_shape, legacy_sizes, tensor, warn_copy_construct
+from ._tensor import RefusedValueError, Tensor, _NP, _shape_args, _wrap, check_fits, scalar_array, legacy_shape, legacy_sizes, tensor, warn_copy_construct
 from ._out import factory_out, write_out
 from ._trace import user_source
 
@@ -275,21 +275,33 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     for name, v in (("start", start), ("end", end), ("step", step)):
         if isinstance(v, Tensor):
             v = v.item()
-        if not isinstance(v, (numbers.Real, np.number)) or not math.isfinite(v):
-            _args.fail("arange", name, "a finite number", v, type_error=not isinstance(v, (numbers.Real, np.number)))
+        if not isinstance(v, (numbers.Real, np.number)):
+            _args.fail("arange", name, "a number", v, type_error=True)
+        _python_ints.check_int(v, "arange")  # PyTorch's OverflowError beyond [-2**63, 2**64)
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    # PyTorch's checks, in its order and with its sentences (the step may be infinite: no values)
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RefusedValueError(f"unsupported range: {start:g} -> {end:g}\n  arange: start and end must be finite "
+                                f"numbers\n  fix: finite bounds, e.g. arange(0, 10)")
     if step == 0:
-        raise _C.InvalidArgumentError("arange: step must be nonzero\n  fix: arange(0, 10, 1)")
+        raise RefusedValueError("step must be nonzero\n  arange: the step is 0\n  fix: arange(0, 10, 1)")
     if (end - start) * step < 0:
-        raise _C.InvalidArgumentError(f"arange: upper bound and lower bound inconsistent with step sign "
-                                      f"(start={start}, end={end}, step={step})\n  fix: a negative step counts down")
-    integral = all(isinstance(v, (numbers.Integral, np.integer)) for v in (start, end, step))
-    default = DTYPES["int64"] if integral else _dtypes.DEFAULT_FLOAT
+        raise RefusedValueError(f"upper bound and lower bound inconsistent with step sign\n  arange: start={start}, "
+                                f"end={end}, step={step}\n  fix: a negative step counts down: arange(10, 0, -1)")
     if dtype is not None and _dtypes.plain(dtype).split(".")[-1] == "bool":
         raise _C.UnsupportedError("arange: not implemented for bool (as in PyTorch)\n"
                                   "  fix: torch.arange(n) % 2 == 1, or another dtype")
-    n = builtins.max(0, math.ceil((end - start) / step))
-    target = _np_dtype(dtype, default)
+    integral = all(isinstance(v, (numbers.Integral, np.integer)) for v in (start, end, step))
+    target = _np_dtype(dtype, DTYPES["int64"] if integral else _dtypes.DEFAULT_FLOAT)
+    if integral or np.issubdtype(target, np.integer):
+        for v in (start, end, step):  # an int of [2**63, 2**64) is refused, as PyTorch's int64 scalars
+            if isinstance(v, (numbers.Integral, np.integer)):
+                check_fits(v, "int64", "arange")
+    count = math.ceil((end - start) / step)
+    if count >= 2**63:  # PyTorch's size check, in float64 as its
+        raise RefusedValueError(f"invalid size, possible overflow?\n  arange: ({end} - {start}) / {step} values "
+                                f"do not fit in 64 bits\n  fix: a smaller range or a larger step")
+    n = builtins.max(0, count)
     if integral or np.issubdtype(target, np.integer):
         # an integer dtype accumulates in integers: PyTorch truncates start and step first
         # (arange(0, 5, 1.5, dtype=torch.int64) is [0, 1, 2, 3]); the count stays ceil((end - start) / step)

@@ -4,6 +4,7 @@ has imported them. The Tensor methods bound from the same functions (_methods.py
 are: PyTorch's methods take no out=, and a method call keeps its one Python frame."""
 from __future__ import annotations
 
+import functools
 import inspect
 
 from ._out import accepts_out, dtype_out
@@ -21,6 +22,10 @@ round rsqrt searchsorted sgn sigmoid sign signbit sin sinc sinh sort sqrt square
 tan tanh topk tril triu trunc var var_mean vdot vstack where xlogy
 absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh aminmax ger greater greater_equal index_add index_copy
 index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot take scatter scatter_add scatter_reduce slice_scatter""".split()
+
+
+# the functions whose overload with out= takes tensors where the one without takes numbers too
+_TENSORS_WITH_OUT = {"where": ("input", "other")}
 
 
 # the functions with dtype= among them: out's dtype must be dtype's; True where, without dtype=,
@@ -46,3 +51,23 @@ def add_out(namespace: dict, names=_NAMES) -> None:
         if "out" not in params:
             namespace[name] = dtype_out(fn, _DTYPE_OUT[name], name in ("nansum", "nanmean")) \
                 if name in _DTYPE_OUT else accepts_out(fn)
+            if name in _TENSORS_WITH_OUT:
+                namespace[name] = _tensors_with_out(namespace[name], name, _TENSORS_WITH_OUT[name])
+
+
+def _tensors_with_out(fn, name: str, params: tuple):
+    """fn refusing a number at params (args[1], args[2], ...) when out= is given: PyTorch's
+    overload with out= takes tensors only (torch.where(c, x, 0., out=y) is its TypeError
+    "where(): argument 'other' (position 3) must be Tensor, not float")."""
+    from ._tensor import Tensor
+    from ._tensor_arguments import refuse
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if kwargs.get("out") is not None:
+            for i, param in enumerate(params, start=1):
+                value = args[i] if i < len(args) else kwargs.get(param)
+                if value is not None and not isinstance(value, Tensor):
+                    refuse(name, param, i + 1 if i < len(args) else None, value)
+        return fn(*args, **kwargs)
+    return call

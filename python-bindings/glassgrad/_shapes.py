@@ -252,6 +252,9 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     _at_least_1d(input, "narrow() cannot be applied to a 0-dim tensor.")
     d = _axis(dim, input, "narrow")
     n = input.shape[d]
+    if isinstance(start, Tensor) and (start.dtype == "bool" or _args.tensor_index(start) is None):  # PyTorch's
+        raise _C.InvalidArgumentError(f"start must be an 0-dim integral Tensor.\n  narrow: start is a {start.dtype} "
+                                      f"tensor of shape {list(start.shape)}\n  fix: an int, or start.reshape(()).long()")
     s = int(start)
     s = s + n if s < 0 else s
     length = _args.integer(length, "length", "narrow", minimum=0)
@@ -743,8 +746,27 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
 
 
 # ---- dims ---------------------------------------------------------------------------------------
+def _movedim_dims(dims, source, destination):
+    """movedim's source or destination with a 0-d integer tensor read as its int; PyTorch's
+    TypeError for any other tensor (movedim(tensor([0]), 1))."""
+    if not isinstance(dims, Tensor):
+        return dims
+    index = _args.tensor_index(dims)
+    if index is None:
+        kinds = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (source, destination))
+        raise _args.InvalidArgumentTypeError(
+            f"movedim() received an invalid combination of arguments - got ({kinds}), but expected one of:\n"
+            f" * (Tensor input, tuple of ints source, tuple of ints destination)\n"
+            f" * (Tensor input, int source, int destination)\n"
+            f"  movedim: a dim given as a tensor must be a 0-d integer tensor, got {dims.dtype} of shape "
+            f"{list(dims.shape)}\n  fix: an int or a tuple of ints: x.movedim(0, 1)")
+    return index
+
+
 def movedim(input: Tensor, source, destination) -> Tensor:
     """The dims `source` moved to positions `destination`, the others in order (torch.movedim)."""
+    # a 0-d integer tensor is an int, as PyTorch's argument parser reads it; another tensor is refused
+    source, destination = (_movedim_dims(v, source, destination) for v in (source, destination))
     src = [source] if isinstance(source, (numbers.Integral, np.integer)) else list(source)
     dst = [destination] if isinstance(destination, (numbers.Integral, np.integer)) else list(destination)
     if len(src) != len(dst):

@@ -1861,7 +1861,12 @@ class Tensor:
             return _dtype_views.view_as_dtype(self, dtype)
         shape = sizes_or_keyword(shape, size, "view", "size")
         if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)) and \
-                _args.tensor_index(shape[0]) is None:
+                _args.element_index(shape[0]) is None:
+            if isinstance(shape[0], Tensor):  # one integer element is a size, as PyTorch's view(tensor([6]))
+                raise _args.InvalidArgumentTypeError(
+                    "view() received an invalid combination of arguments - got (Tensor), but expected one of:\n"
+                    f" * (torch.dtype dtype)\n * (tuple of ints size)\n  view: a {shape[0].dtype} tensor of shape "
+                    f"{list(shape[0].shape)} is neither a size nor a dtype\n  fix: x.view(*sizes.tolist())")
             return _dtype_views.view_as_dtype(self, shape[0])
         want = list(_shape_args(shape, "view")) if shape else []
         n, known = self.numel(), math.prod(s for s in want if s != -1)
