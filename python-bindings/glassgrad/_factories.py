@@ -620,6 +620,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
                                              f"from_numpy takes a NumPy array, as PyTorch's\n  fix: "
                                              f"glassgrad.tensor(value) for a list or a number")
     _numpy_arrays.check(ndarray, "glassgrad.from_numpy")
+    _numpy_arrays.warn_if_not_writable(ndarray)
     return tensor(ndarray, device="cpu")
 
 
@@ -631,6 +632,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return out.to(device) if device is not None else out
     if isinstance(data, np.ndarray):
         _numpy_arrays.check(data, "glassgrad.as_tensor")
+        _numpy_arrays.warn_if_not_writable(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -718,6 +720,9 @@ class _TypedTensorMeta(type):
         where = device or ("cuda" if cls._cuda else "cpu")
         shape = legacy_shape(args, size, cls.__name__)
         if shape is None:
+            if isinstance(args[0], np.ndarray):  # refused and warned about as from_numpy's, as PyTorch's
+                _numpy_arrays.check(args[0], f"glassgrad.{cls.__name__}")
+                _numpy_arrays.warn_if_not_writable(args[0])
             return tensor(args[0], dtype=cls._dtype, device=where)
         return zeros(shape, dtype=cls._dtype, device=where)
 

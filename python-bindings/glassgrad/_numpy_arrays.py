@@ -8,6 +8,7 @@ array is copied into glassgrad's memory anyway. An array of a type PyTorch holds
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 
@@ -32,6 +33,25 @@ def check(arr: np.ndarray, who: str) -> None:
         "given numpy array has byte order different from the native byte order. Conversion between byte orders is "
         f"currently not supported.\n  {who}: the array's dtype {arr.dtype.str} is {order}-endian, this machine "
         f"{sys.byteorder}-endian, as PyTorch refuses it\n  fix: {who}(a.astype(a.dtype.newbyteorder('=')))")
+
+
+_warned_not_writable = False
+
+
+def warn_if_not_writable(arr: np.ndarray) -> None:
+    """PyTorch's UserWarning, once a program as PyTorch's, for a read-only array given to
+    from_numpy, as_tensor or a legacy constructor (torch.Tensor(a), torch.FloatTensor(a)), whose
+    tensor shares the array's memory in PyTorch (glassgrad copies it, so a write to the tensor
+    never reaches the array; docs/porting.md, "Creating tensors from data")."""
+    global _warned_not_writable
+    if arr.flags.writeable or _warned_not_writable:
+        return
+    _warned_not_writable = True
+    from ._trace import user_stacklevel
+    warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. This "
+                  "means writing to this tensor will result in undefined behavior. You may want to copy the array to "
+                  "protect its data or make it writable before converting it to a tensor. This type of warning will "
+                  "be suppressed for the rest of this program.", UserWarning, stacklevel=user_stacklevel())
 
 
 # The kinds of NumPy array PyTorch converts to no dtype: Python objects, str, bytes, records, dates, times

@@ -996,6 +996,9 @@ class Tensor:
             self._h = zeros(shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
             return
         data = args[0]
+        if isinstance(data, np.ndarray):  # refused and warned about as from_numpy's, as PyTorch's
+            _numpy_arrays.check(data, "glassgrad.Tensor")
+            _numpy_arrays.warn_if_not_writable(data)
         if dtype is None and not isinstance(data, (np.generic, Tensor, _C.Tensor)):
             dtype = _dtypes.DEFAULT_FLOAT
         self._h = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)._h
