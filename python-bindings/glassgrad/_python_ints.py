@@ -40,7 +40,7 @@ def attribute_exact(value, dtype) -> bool:
     tensors")."""
     if dtype.is_floating_point or not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
         return True
-    return -_EXACT_IN_DOUBLE <= value <= _EXACT_IN_DOUBLE
+    return bool(-_EXACT_IN_DOUBLE <= value <= _EXACT_IN_DOUBLE)
 
 
 def int64_wrapped(value: int) -> int:

@@ -610,7 +610,8 @@ def check_fits(value, dtype, where: str, data: bool = False, narrow_floats: bool
     np_dtype = np.dtype(_NP[name])
     largest = _FLOAT_MAX.get(name) if narrow_floats or name == "float32" else None
     if largest is not None and isinstance(value, (numbers.Real, np.number)) and not isinstance(value, (bool, np.bool_)) \
-            and (isinstance(value, (numbers.Integral, np.integer)) or math.isfinite(value)) and abs(value) > largest:
+            and (isinstance(value, (numbers.Integral, np.integer)) or math.isfinite(value)) \
+            and abs(value) > largest:  # type: ignore[operator]  # a Real's abs is comparable
         raise RefusedValueError(f"value cannot be converted to type {_FLOAT_TYPE_NAMES[name]} without overflow\n  "
                                 f"{where}: {value} is beyond {name}'s largest finite value {largest:.8g}\n  fix: a "
                                 f"value inside the range, float('inf') for an infinity, or compute in float32 or "
