@@ -103,6 +103,8 @@ void clear_meta_cache(MetaCache& cache) {
 
 std::string str_or(PyObject* s, const char* empty) { return s ? py::cast<std::string>(s) : std::string(empty); }
 
+}  // namespace
+
 // The thread's (scopes, roles, layers) tuple of `stacks` (glassgrad._trace._Stacks, a
 // threading.local), borrowed. Each read of a threading.local's attribute looks up the thread's
 // dict (about 550 instructions), and every recorded op comes here; the tuple is made once per
@@ -129,6 +131,8 @@ PyObject* thread_stacks(PyObject* stacks) {
   kept = Kept{stacks, thread, all.release().ptr()};
   return kept.tuple;
 }
+
+namespace {
 
 // A recorded node's metadata: its scope, role and layer the innermost of the thread's stacks
 // (glassgrad._trace._Stacks), its source the user's line.

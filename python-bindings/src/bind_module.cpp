@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   glassgrad::bind_pinned(m);
   glassgrad::bind_frames(m);
   glassgrad::bind_attributes(m);
+  glassgrad::bind_module_call(m);
 }

@@ -22,6 +22,7 @@ void bind_distributed(py::module_& m);
 void bind_pinned(py::module_& m);
 void bind_frames(py::module_& m);
 void bind_attributes(py::module_& m);
+void bind_module_call(py::module_& m);
 
 // Conversions between Python values and the C++ value types.
 Attrs attrs_from_dict(const py::dict& d);
@@ -34,5 +35,10 @@ Shape shape_from(const py::handle& h);
 // "file.py:42" of the innermost Python frame whose file does not start with package_dir ("" when
 // every frame does): the source line every recorded node carries (bind_frames.cpp).
 py::str user_source(const py::str& package_dir);
+
+// The thread's (scopes, roles, layers) tuple of glassgrad._trace._local (borrowed), read once per
+// thread and kept (bind_lazy.cpp): what recorded ops and Module calls push and read. Throws
+// py::error_already_set or InternalError.
+PyObject* thread_stacks(PyObject* stacks);
 
 }  // namespace glassgrad

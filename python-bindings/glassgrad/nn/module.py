@@ -502,6 +502,7 @@ class Module:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _attribute_reads(cls)
+        _call_slot(cls)
 
     def _check_init(self, what: str = "parameters"):
         if "_parameters" not in self.__dict__:
@@ -876,7 +877,9 @@ class Module:
     def __call__(self, *args, **kwargs):
         # Layers were named by their paths when assigned (_name_tree); a model called at the top
         # records its own ops under its class name. Every layer call of every step runs this, so
-        # the scope push and pop (_trace.scope's, with layer_name) are written out here.
+        # the scope push and pop (_trace.scope's, with layer_name) are written out here. The
+        # extension's call slot (_call_slot) runs the plain path below itself when no recording,
+        # renaming or hook is due: a change here is a change there.
         local = _trace_local
         if _RECORDINGS[0] and local.recording is not None:  # glassgrad.compile records a step
             note_module_call(self)
@@ -1212,3 +1215,18 @@ def _attribute_reads(cls) -> None:
 
 
 _attribute_reads(Module)
+
+
+def _call_slot(cls) -> None:
+    """A call of a Module class whose __call__ is Module.__call__ runs forward without that
+    method's frame when its plain path is due (python-bindings/src/bind_module_call.cpp): no
+    recording open, the call names current, no hook table of its own or global one; every other
+    call runs Module.__call__. An extension built before this existed leaves the classes as
+    they are."""
+    install = getattr(_C, "module_call_slot", None)
+    if install is not None:
+        install(cls, Module.__dict__["__call__"], _RECORDINGS, _HOOK_GLOBALS, _trace_local,
+                (_PRE, _POST, _BW_FULL, _BW_PRE))
+
+
+_call_slot(Module)
