@@ -302,6 +302,16 @@ def flag(value, name: str, where: str) -> bool:
     fail(where, name, "True or False", value, type_error=True)
 
 
+def switch(value) -> bool:
+    """An on/off argument PyTorch reads in Python, by its truth value (`if bias:`): a module
+    constructor's (bias, affine, inplace, batch_first, norm_first, ...), an activation's or dropout's
+    inplace, max pooling's return_indices, a loss's legacy size_average / reduce. 0, 1, None and
+    other values are taken as Python takes them; a tensor of several values raises bool()'s error.
+    (Arguments PyTorch hands to its C++ ops, such as ceil_mode or dropout's training, are checked
+    as bools by flag(), where PyTorch's TypeError is raised.)"""
+    return bool(value)
+
+
 def python_bool(value, name: str, where: str, fix: str, position: Optional[int] = None) -> bool:
     """value when it is a Python bool; else PyTorch's argument parser's TypeError, "<where>():
     argument '<name>' (position N) must be bool, not <type>" (an int, None, a NumPy bool or a

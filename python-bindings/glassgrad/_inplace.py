@@ -223,7 +223,7 @@ def activation(input, inplace, op: str, compute):
     """compute() (the out-of-place result of an activation or dropout of input), written into
     input itself and returned as it when inplace (PyTorch's F.relu(x, inplace=True), nn.ReLU(True),
     ...: the same tensor object, its aliases and views see the change)."""
-    if not _args.flag(inplace, "inplace", op[:-1]):
+    if not _args.switch(inplace):
         return compute()
     first = _C.lazy_seq()
     return write(input, compute(), op, first)

@@ -46,9 +46,6 @@ def smoothing(value, where: str) -> float:
 
 def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str,
                strict: bool = False) -> str:
-    for name, legacy in (("size_average", size_average), ("reduce", reduce)):
-        if legacy is not None:
-            _args.flag(legacy, name, where)
     if size_average is not None or reduce is not None:  # PyTorch's legacy arguments
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce

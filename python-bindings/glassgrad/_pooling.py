@@ -95,7 +95,7 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
         attrs = known[1]
     else:
         d = max_pool_dilation("max_pool2d", dilation)
-        indexed = _args.flag(return_indices, "return_indices", "max_pool2d")
+        indexed = _args.switch(return_indices)
         if indexed or d != (1, 1):
             values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
             return (values, indices) if indexed else values

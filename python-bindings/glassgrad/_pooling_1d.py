@@ -55,7 +55,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     k, s, p = window_arguments(where, kernel_size, stride, padding)
     d = max_pool_dilation(where, (1, _one(dilation, "dilation", where, 1)))
     x, batched = _as_2d(input, where)
-    if _args.flag(return_indices, "return_indices", where):  # PyTorch's indexed kernel takes integers too
+    if _args.switch(return_indices):  # PyTorch's indexed kernel takes integers too
         values, indices = max_pool2d_with_indices(x, (1, k), (1, s), (0, p), d, ceil_mode)
         return _back(values, batched), _back(indices, batched)
     _args.floating_input(input, "max_pool1d_impl")  # PyTorch's kernel without indices is float-only
@@ -107,7 +107,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     x, batched = _as_2d(input, where)
     values, indices = window_adaptive_max_pool2d(x, 1, n)
     values, indices = _back(values, batched), _back(indices, batched)
-    return (values, indices) if _args.flag(return_indices, "return_indices", where) else values
+    return (values, indices) if _args.switch(return_indices) else values
 
 
 def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
@@ -125,7 +125,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=1)
     ow = w if sizes[1] is None else _args.integer(sizes[1], "output_size", where, minimum=1)
     values, indices = window_adaptive_max_pool2d(input, oh, ow)
-    return (values, indices) if _args.flag(return_indices, "return_indices", where) else values
+    return (values, indices) if _args.switch(return_indices) else values
 
 
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = False):

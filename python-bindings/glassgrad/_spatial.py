@@ -185,7 +185,6 @@ def dropout_probability(p, where: str, fix: str, layer: bool = False) -> float:
 
 def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:
     p = dropout_probability(p, where, "dropout(x, 0.1) drops 10% of the elements")
-    _args.flag(inplace, "inplace", where)
     return p, _args.flag(training, "training", where)
 
 

@@ -37,7 +37,7 @@ class Hardtanh(Module):
                                               f"\n  fix: {type(self).__name__}(min_val={lo}, max_val={lo + 1.0})")
         lo, hi = F.hardtanh_arguments(where, min_val, max_val)
         self.min_val, self.max_val = _args.shown(min_val, lo), _args.shown(max_val, hi)
-        self.inplace = _args.flag(inplace, "inplace", where)
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input):
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
@@ -61,7 +61,7 @@ class _Elementwise(Module):
 
     def __init__(self, inplace: bool = False):
         super().__init__()
-        self.inplace = _args.flag(inplace, "inplace", type(self).__name__)
+        self.inplace = _args.switch(inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self)

@@ -310,10 +310,10 @@ class MultiheadAttention(Module):
         self.vdim = self.embed_dim if vdim is None else _args.integer(vdim, "vdim", where, minimum=1)
         self._qkv_same_embed_dim = self.kdim == self.embed_dim and self.vdim == self.embed_dim
         self.dropout = _args.real(dropout, "dropout", where, minimum=0.0, maximum=1.0)
-        self.batch_first = _args.flag(batch_first, "batch_first", where)
-        self.add_zero_attn = _args.flag(add_zero_attn, "add_zero_attn", where)
-        bias = _args.flag(bias, "bias", where)
-        add_bias_kv = _args.flag(add_bias_kv, "add_bias_kv", where)
+        self.batch_first = _args.switch(batch_first)
+        self.add_zero_attn = _args.switch(add_zero_attn)
+        bias = _args.switch(bias)
+        add_bias_kv = _args.switch(add_bias_kv)
         self.head_dim = self.embed_dim // self.num_heads
         if self.head_dim * self.num_heads != self.embed_dim:
             raise _args.AssertedArgumentError(
@@ -373,7 +373,7 @@ class MultiheadAttention(Module):
                     in_proj_bias=self.in_proj_bias, bias_k=self.bias_k, bias_v=self.bias_v,
                     add_zero_attn=self.add_zero_attn, dropout_p=self.dropout, out_proj_weight=self.out_proj.weight,
                     out_proj_bias=self.out_proj.bias, training=self.training, key_padding_mask=key_padding_mask,
-                    need_weights=_args.flag(need_weights, "need_weights", "MultiheadAttention"),
+                    need_weights=_args.switch(need_weights),
                     attn_mask=attn_mask, separate=not self._qkv_same_embed_dim,
                     q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
                     v_proj_weight=self.v_proj_weight, static_k=None, static_v=None,

@@ -63,10 +63,10 @@ class _BatchNorm(Module):
                 fix="momentum=0.1 (PyTorch's default), or None for a cumulative average"))
         self.num_features, self.eps = c, _args.shown(eps, _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5"))
         self.momentum = momentum
-        self.affine = _args.flag(affine, "affine", name)
-        self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
+        self.affine = _args.switch(affine)
+        self.track_running_stats = _args.switch(track_running_stats)
         dt = parameter_dtype(dtype, name)
-        with_bias = _args.flag(bias, "bias", name)
+        with_bias = _args.switch(bias)
         optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)
         optional_parameter(self, "bias", Parameter(np.zeros(c, dt), device=device) if self.affine and with_bias else None)
         register_running_stats(self, c, dt, device)

@@ -28,7 +28,7 @@ class Bilinear(Module):
         _args.weight_sizes(where, shape, in2_features=self.in2_features, out_features=self.out_features)
         self.weight = _parameter(generator().uniform(-bound, bound, shape), device, dt)
         optional_parameter(self, "bias", _parameter(generator().uniform(-bound, bound, self.out_features), device, dt)
-                           if _args.flag(bias, "bias", where) else None)
+                           if _args.switch(bias) else None)
         as_bfloat16(self, dtype)
 
     def forward(self, input1, input2):

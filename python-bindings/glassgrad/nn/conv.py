@@ -76,7 +76,7 @@ class _ConvNd(Module):
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform(shape, fan_in), device, dt)
         optional_parameter(self, "bias", _parameter(_default_uniform(self.out_channels, fan_in), device, dt)
-                           if _args.flag(bias, "bias", where) else None)
+                           if _args.switch(bias) else None)
         as_bfloat16(self, dtype)
 
     reset_parameters = reset_conv_parameters

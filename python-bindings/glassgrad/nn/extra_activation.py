@@ -37,7 +37,7 @@ class SELU(Module):
 
     def __init__(self, inplace: bool = False):
         super().__init__()
-        self.inplace = _args.flag(inplace, "inplace", "SELU")
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input):
         return A.selu(input, self.inplace)
@@ -51,7 +51,7 @@ class CELU(Module):
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
-        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", "CELU", as_float=True)), _args.flag(inplace, "inplace", "CELU")
+        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", "CELU", as_float=True)), _args.switch(inplace)
 
     def forward(self, input):
         return A.celu(input, self.alpha, self.inplace)
@@ -105,7 +105,7 @@ class RReLU(Module):
         super().__init__()
         self.lower = _args.shown(lower, _args.real(lower, "lower", "RReLU"))
         self.upper = _args.shown(upper, _args.real(upper, "upper", "RReLU"))
-        self.inplace = _args.flag(inplace, "inplace", "RReLU")
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input):
         return A.rrelu(input, self.lower, self.upper, self.training, self.inplace)
@@ -146,7 +146,7 @@ class Threshold(Module):
         _args.real(threshold, "threshold", "Threshold", as_float=True)
         _args.real(value, "value", "Threshold", as_float=True)
         self.threshold, self.value = threshold, value  # printed as given (Threshold(threshold=0.1, value=20))
-        self.inplace = _args.flag(inplace, "inplace", "Threshold")
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input):
         return A.threshold(input, self.threshold, self.value, self.inplace)

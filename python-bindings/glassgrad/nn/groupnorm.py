@@ -68,8 +68,8 @@ class GroupNorm(Module):
                            f"GroupNorm({divisor}, {self.num_channels}): num_groups must divide num_channels")
         _args.weight_sizes(where, (self.num_channels,), num_channels=self.num_channels)
         self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-05"))
-        self.affine = _args.flag(affine, "affine", where)
-        bias = _args.flag(bias, "bias", where)
+        self.affine = _args.switch(affine)
+        bias = _args.switch(bias)
         dt = parameter_dtype(dtype, where)
         c = self.num_channels
         optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)

@@ -43,9 +43,9 @@ class _InstanceNorm(Module):
                                                         fix="momentum=0.1"))
         self.num_features, self.momentum = c, momentum
         self.eps = _args.shown(eps, _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5"))
-        self.affine = _args.flag(affine, "affine", name)
-        self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
-        with_bias = _args.flag(bias, "bias", name)
+        self.affine = _args.switch(affine)
+        self.track_running_stats = _args.switch(track_running_stats)
+        with_bias = _args.switch(bias)
         # 0 allowed, as PyTorch's (empty tensors); any size without tensors (PyTorch's: unused then)
         _args.weight_sizes(name, (c,) if self.affine or self.track_running_stats else (), num_features=c)
         dt = parameter_dtype(dtype, name)

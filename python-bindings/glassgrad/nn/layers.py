@@ -116,7 +116,7 @@ class Conv2d(Module):
         in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
         out_channels = _args.integer(out_channels, "out_channels", where)
         groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
-        bias = _args.flag(bias, "bias", where)
+        bias = _args.switch(bias)
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, _PADDING_MODES,
                                          fix="padding_mode='zeros' (PyTorch's default)")
         if isinstance(padding, str):
@@ -201,7 +201,7 @@ class Linear(Module):
         self.out_features = _args.integer(out_features, "out_features", where)
         _args.weight_sizes(where, (self.out_features, self.in_features), in_features=self.in_features,
                            out_features=self.out_features)
-        bias = _args.flag(bias, "bias", where)
+        bias = _args.switch(bias)
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)
         optional_parameter(self, "bias", _parameter(_default_uniform(self.out_features, self.in_features), device, dt)
@@ -248,8 +248,8 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(_args.integer(d, "normalized_shape", where) for d in sizes)
         _args.weight_sizes(where, self.normalized_shape, normalized_shape=min(self.normalized_shape))
         self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0))
-        self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", where)
-        bias = _args.flag(bias, "bias", where)
+        self.elementwise_affine = _args.switch(elementwise_affine)
+        bias = _args.switch(bias)
         dt = parameter_dtype(dtype, where)
         ones, zeros = np.ones(self.normalized_shape, dt), np.zeros(self.normalized_shape, dt)
         optional_parameter(self, "weight", Parameter(ones, device=device) if self.elementwise_affine else None)
@@ -284,7 +284,7 @@ class Dropout(Module):
         super().__init__()
         self.p = _args.shown(p, dropout_probability(p, _args.call("Dropout", p), "Dropout(0.1) drops 10% of the activations",
                                                     layer=True))
-        self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
@@ -299,7 +299,7 @@ class ReLU(Module):
 
     def __init__(self, inplace: bool = False):
         super().__init__()
-        self.inplace = _args.flag(inplace, "inplace", _args.call("ReLU", inplace))
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input):
         return F.relu(input, self.inplace)
@@ -315,7 +315,7 @@ class LeakyReLU(Module):
         super().__init__()
         where = _args.call("LeakyReLU", negative_slope)
         self.negative_slope = _args.shown(negative_slope, _args.real(negative_slope, "negative_slope", where, as_float=True))
-        self.inplace = _args.flag(inplace, "inplace", where)  # as ReLU's
+        self.inplace = _args.switch(inplace)  # as ReLU's
 
     def forward(self, input):
         return F.leaky_relu(input, self.negative_slope, self.inplace)
@@ -344,7 +344,7 @@ class SiLU(Module):
 
     def __init__(self, inplace: bool = False):
         super().__init__()
-        self.inplace = _args.flag(inplace, "inplace", "SiLU")
+        self.inplace = _args.switch(inplace)
 
     def forward(self, input):
         return F.silu(input, self.inplace)
@@ -359,7 +359,7 @@ class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
         where = _args.call("ELU", alpha)
-        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", where, as_float=True)), _args.flag(inplace, "inplace", where)
+        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", where, as_float=True)), _args.switch(inplace)
 
     def forward(self, input):
         return F.elu(input, self.alpha, self.inplace)
@@ -520,8 +520,6 @@ class MaxPool2d(Module):
         where = _args.call("MaxPool2d", kernel_size)
         F.pool_arguments(where, kernel_size, stride, padding)
         F.max_pool_dilation(where, dilation)
-        _args.flag(return_indices, "return_indices", where)
-        _args.flag(ceil_mode, "ceil_mode", where)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
@@ -543,8 +541,6 @@ class AvgPool2d(Module):
         super().__init__()
         where = _args.call("AvgPool2d", kernel_size)
         F.pool_arguments(where, kernel_size, stride, padding)
-        _args.flag(count_include_pad, "count_include_pad", where)
-        _args.flag(ceil_mode, "ceil_mode", where)
         F.avg_pool_divisor(where, divisor_override)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override

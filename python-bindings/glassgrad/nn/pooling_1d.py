@@ -76,7 +76,7 @@ class AdaptiveMaxPool1d(_Adaptive):
     def __init__(self, output_size, return_indices: bool = False):
         super().__init__(output_size)
         P._one(output_size, "output_size", "AdaptiveMaxPool1d", 1)
-        self.return_indices = _args.flag(return_indices, "return_indices", "AdaptiveMaxPool1d")
+        self.return_indices = _args.switch(return_indices)
 
     def forward(self, input):
         return P.adaptive_max_pool1d(input, self.output_size, self.return_indices)
@@ -87,7 +87,7 @@ class AdaptiveMaxPool2d(_Adaptive):
 
     def __init__(self, output_size, return_indices: bool = False):
         super().__init__(output_size)
-        self.return_indices = _args.flag(return_indices, "return_indices", "AdaptiveMaxPool2d")
+        self.return_indices = _args.switch(return_indices)
 
     def forward(self, input):
         return P.adaptive_max_pool2d(input, self.output_size, self.return_indices)

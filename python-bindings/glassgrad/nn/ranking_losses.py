@@ -27,7 +27,7 @@ class TripletMarginWithDistanceLoss(_Loss):
                  reduction: str = "mean"):
         super().__init__(None, None, reduction)
         where = "TripletMarginWithDistanceLoss"
-        self.margin, self.swap = _args.real(margin, "margin", where), _args.flag(swap, "swap", where)
+        self.margin, self.swap = _args.real(margin, "margin", where), _args.switch(swap)
         if self.margin <= 0:
             _args.fail(where, "margin", "a number > 0", margin, fix="margin=1.0")
         if distance_function is not None and not callable(distance_function):

@@ -131,8 +131,11 @@ class RNNBase(Module):
             f"hidden_size should be of type int, got: {type(hidden_size).__name__}", fix=f"{name}({input_size}, 128)")
         self.num_layers = _args.integer_as_pytorch(num_layers, "num_layers", where, 1,
                                                    "num_layers must be greater than zero", fix="num_layers=1")
-        self.bias = _args.flag(bias, "bias", where)
-        self.batch_first = _args.flag(batch_first, "batch_first", where)
+        # PyTorch's RNNBase checks these two as bools (bidirectional too, at the forward's call)
+        with _args.pytorch_says(f"bias should be of type bool, got: {type(bias).__name__}"):
+            self.bias = _args.flag(bias, "bias", where)
+        with _args.pytorch_says(f"batch_first should be of type bool, got: {type(batch_first).__name__}"):
+            self.batch_first = _args.flag(batch_first, "batch_first", where)
         # PyTorch's check: a number, not a bool, in [0, 1] (nan refused)
         fix = "dropout=0.2 drops 20% of each layer's outputs but the last's"
         self.dropout = _args.real(dropout, "dropout", where, as_float=True, fix=fix)
@@ -423,7 +426,7 @@ class RNNCellBase(Module):
         where = _args.call(name, input_size, hidden_size)
         self.input_size = _args.integer(input_size, "input_size", where, minimum=0)
         self.hidden_size = _args.integer(hidden_size, "hidden_size", where, minimum=1, fix=f"{name}({input_size}, 128)")
-        self.bias = _args.flag(bias, "bias", where)
+        self.bias = _args.switch(bias)
         dt = _dtype_of(dtype, where)
         bound = 1.0 / math.sqrt(self.hidden_size)
         gates = num_chunks * self.hidden_size

@@ -106,7 +106,7 @@ def _build_layer(layer: Module, name: str, d_model, nhead, dim_feedforward, drop
     layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
     layer.dropout = Dropout(dropout)
     layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
-    layer.norm_first = _args.flag(norm_first, "norm_first", where)
+    layer.norm_first = _args.switch(norm_first)
     for i in range(1, 4 if cross else 3):
         setattr(layer, f"norm{i}", norm())
     for i in range(1, 4 if cross else 3):
