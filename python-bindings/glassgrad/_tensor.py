@@ -19,7 +19,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _elementwise_layout, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
+from . import _elementwise_layout, _grad_views, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
 from . import _grad_objects, _no_grad_views, _numpy_arrays, _python_ints, _tensor_data, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
@@ -1321,6 +1321,10 @@ class Tensor:
     def grad(self) -> Optional["Tensor"]:
         """The gradient backward() accumulated for this leaf, or None (Tensor.grad): the same
         tensor object on every read, which backward() accumulates into in place (docs/autograd.md)."""
+        if _grad_views.LINKED:  # a view assigned as .grad (a flat gradient buffer's slice)
+            view = _grad_views.view_of(self)
+            if view is not None:
+                return view
         g = self._h.grad()
         if g is None and not self.is_leaf and not self._h.retains_grad:
             warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
@@ -1359,6 +1363,12 @@ class Tensor:
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
                     f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size\n"
                     f"  fix: a gradient of the tensor's shape, e.g. x.grad = g.reshape(x.shape)")
+        if _grad_views.LINKED:
+            _grad_views.unlink(self)
+        if value is not None and value._h.is_view:  # its memory is its base's: linked (_grad_views)
+            _grad_objects.forget(self)
+            _grad_views.link(self, value)
+            return
         self._h.set_grad(None if value is None else value._h)
         if value is None:
             _grad_objects.forget(self)
@@ -1525,11 +1535,15 @@ class Tensor:
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
         _backward_end.enter()  # _backward_end.scope(), written out: register_multi_grad_hook's callbacks run as it ends
+        if _grad_views.LINKED:  # views assigned as .grad: accumulated from their current values
+            _grad_views.sync()
         try:
             self._backward(gradient, retain_graph, create_graph, inputs)
         except BaseException:
             _backward_end.leave(False)
             raise
+        if _grad_views.LINKED:  # ... and into their memory
+            _grad_views.sync()
         _backward_end.leave(True)
 
     def register_post_accumulate_grad_hook(self, hook):

@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Seque
 
 import numpy as np
 
-from .. import _C, _args, _dtypes
+from .. import _C, _args, _dtypes, _grad_views
 from .._tensor import Tensor, _op, _op_multi, _wrap
 from .. import _trace
 from .._trace import record_updates
@@ -641,6 +641,8 @@ class Optimizer(OptimizerHooks):
         """_grad(p, group)'s handle, as an update node's input: without maximize a handle on p's
         gradient value alone (p.grad's tensor also links writes through it to the gradient, which
         an update that only reads it never needs)."""
+        if _grad_views.LINKED:  # a view assigned as p.grad, written since (_grad_views)
+            _grad_views.sync()
         g = p._h.grad_value()
         return _op("Neg", [_wrap(g)])._h if group.get("maximize") else g
 

@@ -1,0 +1,68 @@
+"""A .grad assigned a view of other memory, as PyTorch's (docs/autograd.md, "The .grad tensor
+object"): `p.grad = flat[0:n].view_as(p)` (a flat gradient buffer) or a transposed tensor stays
+`p.grad`, backward() adds into its memory in place, and a write through it or through its base
+is p's gradient.
+
+The runtime links a leaf's gradient value to a storage only where that storage is the gradient's
+own (lazy::grad_handle); a view's storage is its base's. So the link is kept here.
+
+Invariant: after sync(), each linked leaf's gradient value is its view's value, whose identity
+is noted. sync() carries a change either way: a gradient value the runtime stored since (a
+backward accumulated from the view's value) is written into the view, in place and unrecorded;
+a write through the view or its base (its value re-derived) becomes the leaf's gradient. It runs
+where the gradient is read or about to be accumulated: the .grad getter, backward()'s start and
+end, and an optimizer's read of the gradient value. Setting .grad again (None included) unlinks."""
+from __future__ import annotations
+
+import weakref
+
+from ._runtime import no_grad
+
+# id(leaf) -> (weak reference to the leaf, the view (held: its memory is the gradient's), the
+# identity of the gradient value last linked)
+LINKED: dict = {}
+
+
+def link(leaf, view) -> None:
+    """Makes `view` (a tensor whose handle is a view) leaf's gradient, accumulated in place."""
+    leaf._h.set_grad(None)  # (drops the link of a gradient leaf held before to its own storage)
+    leaf._h.set_grad(view._h)
+    key = id(leaf)
+    LINKED[key] = (weakref.ref(leaf, _drop(key)), view, view._h.identity)
+
+
+def unlink(leaf) -> None:
+    LINKED.pop(id(leaf), None)
+
+
+def view_of(leaf):
+    """leaf's linked view, synced, or None where its gradient is not linked to one."""
+    if id(leaf) not in LINKED:
+        return None
+    sync()
+    entry = LINKED.get(id(leaf))
+    return None if entry is None or entry[0]() is not leaf else entry[1]
+
+
+def sync() -> None:
+    """Brings every linked leaf's gradient and its view together (the module's invariant)."""
+    for key, (ref, view, linked) in list(LINKED.items()):
+        leaf = ref()
+        g = None if leaf is None else leaf._h.grad_value()
+        if g is None:  # collected, or its gradient cleared (zero_grad()): the link ends
+            LINKED.pop(key, None)
+            continue
+        if g.identity != linked:  # stored by a backward: into the view's memory
+            from ._tensor import _wrap
+            with no_grad():
+                view.copy_(_wrap(g))
+        elif view._h.identity == linked:
+            continue
+        leaf._h.set_grad(view._h)
+        LINKED[key] = (ref, view, view._h.identity)
+
+
+def _drop(key: int):
+    def drop(_ref) -> None:
+        LINKED.pop(key, None)
+    return drop
