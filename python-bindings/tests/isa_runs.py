@@ -18,3 +18,12 @@ def outputs_by_isa(child: str, tmp_path):
         subprocess.run([sys.executable, "-c", child, here, str(path)], env=env, check=True, timeout=600)
         runs[cap] = np.load(path)
     return runs
+
+
+def assert_runs_agree(runs, float32_tol=1e-5, float64_tol=1e-12):
+    """Every array of the two runs equal up to the float rounding of the products' sums, relative
+    to the array's largest value; the child names each array with its dtype first ("float32_...")."""
+    for key in runs["generic"].files:
+        a, b = runs["generic"][key], runs[""][key]
+        tol = float32_tol if key.startswith("float32") else float64_tol
+        assert np.max(np.abs(a - b)) <= tol * np.max(np.abs(a)), key

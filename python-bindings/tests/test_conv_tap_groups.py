@@ -14,7 +14,7 @@ from glassgrad import _C
 
 from conv3x3_data import conv3x3_data, restore_threads_and_algo  # noqa: F401 (autouse fixture)
 from test_conv_winograd_stride2 import _ours as stride2_ours, _ref as stride2_ref
-from isa_runs import outputs_by_isa
+from isa_runs import assert_runs_agree, outputs_by_isa
 
 PAD = [1, 1, 1, 1]
 # (N, C, H, W, K): even H and W (the padding's taps all at the top and left), 2 to 8 outputs a row
@@ -82,11 +82,7 @@ np.savez(sys.argv[2], **out)
 def test_baseline_kernels_agree_with_this_cpus(tmp_path):
     """The same convs with the kernels capped at the baseline ISA and on this CPU's (its GEMM
     micro-kernels): equal up to the float rounding of the products' sums."""
-    runs = outputs_by_isa(_CHILD, tmp_path)
-    for key in runs["generic"].files:
-        a, b = runs["generic"][key], runs[""][key]
-        tol = 1e-5 if key.startswith("float32") else 1e-12
-        assert np.max(np.abs(a - b)) <= tol * np.max(np.abs(a)), key
+    assert_runs_agree(outputs_by_isa(_CHILD, tmp_path))
 
 
 def test_tap_groups_float64_gradients_match_finite_differences():

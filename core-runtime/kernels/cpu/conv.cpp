@@ -28,8 +28,8 @@
 //   general    any stride and padding: col is built in a buffer (im2col / col2im in
 //              conv_geometry.h): one shifted run per tap when Wo == W at stride 1 ("same"
 //              padding), else one segment per output row; the forward of strided convs with
-//              short output rows never stores it, the GEMM's packed panels are gathered from
-//              the image (im2col_panels.h).
+//              short output rows, and of strided 1x1 convs without padding, never stores it,
+//              the GEMM's packed panels are gathered from the image (im2col_panels.h).
 // A window that covers the whole unpadded input (one output pixel per image) is a fully
 // connected layer over the batch: one GEMM a call with the batch on one of its axes (conv_dense.h).
 // Few input channels ("direct" paths, no GEMM tiles that would be mostly padding): the forward
@@ -229,6 +229,15 @@ bool im2col_panels(const ConvGeometry& g, const GemmDims& d, DType dt, int slots
   return d.m > 0 && cpu::im2col_by_planes(g) && g.wo <= panels_max_wo(g) && forward_gemm_serial(d, dt, slots);
 }
 
+// The forward of a 1x1 conv at a stride above 1 without padding (ResNet's downsampling
+// shortcuts) gathers its panels straight from the image too (cpu::StridedPointwisePanels), one
+// strided run per image row: im2col stored the batch's matrix and the GEMM packed it again
+// (docs/cpu-threads.md, "The 1x1 stride-2 forward: im2col in the panels"). Any row width, any
+// thread count (the fill needs no scratch).
+bool strided_pointwise_panels(const ConvGeometry& g, const GemmDims& d) {
+  return d.m > 0 && cpu::StridedPointwisePanels<float>::suits(g);
+}
+
 // The weight gradient of the same convs stores its im2col matrix (its GEMM reads the rows as the
 // columns of B), but builds it from the phase planes too (cpu::im2col_planes), each row written
 // left to right across the batch: layer3.0's and layer4.0's im2col of 32 images measured 1.6 ->
@@ -285,7 +294,8 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, int64_t gro
 // input_planes; the forward by tap groups: its split columns)][GEMM packing], each 64-byte aligned.
 //   forward:         buffer 0 = staged rows (direct), y on the flat pitch [K, Nq] (flat), or
 //                    col [CRS, batch*HoWo] (general), or the phase planes of one channel of the
-//                    batch (general, im2col_panels); buffer 1 = y of the batch [K, batch*HoWo]
+//                    batch (general, im2col_panels), or none (general, strided_pointwise_panels);
+//                    buffer 1 = y of the batch [K, batch*HoWo]
 //   backward input:  buffer 0 = cols [CRS, batch*pixels];  buffer 1 = gyv [K, Nq] (flat) or gy
 //                    of the batch [K, batch*HoWo] (general)
 //   backward weight: buffer 0 = gyv [K, Nq] (flat) or col [CRS, batch*HoWo] (general);
@@ -299,6 +309,7 @@ struct ConvPlan {
   int slots = 1;
   int64_t batch = 1;  // images per GEMM (images_per_gemm)
   bool panels = false;  // forward: im2col gathered into the GEMM's panels (im2col_panels)
+  bool pointwise_panels = false;  // forward: the same for a strided 1x1 kernel (strided_pointwise_panels)
   bool pad_classes = false;  // by_pad_classes
   size_t buf_bytes[2] = {0, 0};
   size_t partial_bytes = 0, gemm_bytes = 0;
@@ -353,7 +364,8 @@ ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, int64_t units, DType dt, in
         p.buf_bytes[0] = bytes(g.k * q);
       } else if (l == PixelLayout::General) {
         p.panels = im2col_panels(g, d, dt, p.slots);
-        p.buf_bytes[0] = bytes(p.panels ? cpu::Im2colPanels<float>::scratch_elems(g, p.batch) : g.crs() * q);
+        p.pointwise_panels = strided_pointwise_panels(g, d);
+        if (!p.pointwise_panels) p.buf_bytes[0] = bytes(p.panels ? cpu::Im2colPanels<float>::scratch_elems(g, p.batch) : g.crs() * q);
         if (batched) p.buf_bytes[1] = bytes(g.k * q);
       }
       break;
@@ -398,6 +410,7 @@ struct Slot {
   int index = 0;
   int64_t batch = 1;  // images per General-layout GEMM
   bool panels = false;  // forward: ConvPlan::panels
+  bool pointwise_panels = false;  // forward: ConvPlan::pointwise_panels
   bool pad_classes = false;  // ConvPlan::pad_classes
   const int64_t* w_col_at = nullptr;  // forward, pad_classes: w' as columns of w (pad_classes_weight_cols)
   T* buf[2] = {nullptr, nullptr};
@@ -475,6 +488,7 @@ void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspa
     slot.index = static_cast<int>(s);
     slot.batch = p.batch;
     slot.panels = p.panels;
+    slot.pointwise_panels = p.pointwise_panels;
     slot.pad_classes = p.pad_classes;
     slot.w_col_at = w_col_at;
     slot.buf[0] = p.buf_bytes[0] ? reinterpret_cast<T*>(sb) : nullptr;
@@ -649,11 +663,15 @@ void conv2d_forward(const KernelContext& c) {
       cpu::GemmProblem<T> gp(g.k, ld, crs);
       slot.set_a(gp, cpu::row_major(wp, crs));
       cpu::Im2colPanels<T> panels;
+      const cpu::StridedPointwisePanels<T> pointwise_panels{&g, xn, g.c * g.hw()};
       if (slot.panels) {  // the GEMM packs B by gathering it from the images (plan_conv)
         panels.g = &g, panels.x = xn, panels.image_stride = g.c * g.hw(), panels.images = nb;
         panels.scratch = slot.buf[0];
         gp.b_fill = &cpu::Im2colPanels<T>::fill;
         gp.b_fill_ctx = &panels;
+      } else if (slot.pointwise_panels) {
+        gp.b_fill = &cpu::StridedPointwisePanels<T>::fill;
+        gp.b_fill_ctx = &pointwise_panels;
       } else if (layout == PixelLayout::General) {
         for (int64_t i = 0; i < nb; ++i) cpu::im2col(g, xn + i * g.c * g.hw(), slot.buf[0] + i * hwo, ld);
         gp.b = cpu::row_major(slot.buf[0], ld);
