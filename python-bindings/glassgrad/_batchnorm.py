@@ -66,7 +66,9 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
     if _storage_typed(running_mean, running_var):
         _update_in_float32(running_mean, running_var, mean, var, count, factor)
         return
-    if not ((running_mean._h.realized or _stored(running_mean)) and (running_var._h.realized or _stored(running_var))):
+    # a view (m.running_mean = buf[0]) is written in place, through to its base, as PyTorch's
+    if running_mean._h.is_view or running_var._h.is_view or not (
+            (running_mean._h.realized or _stored(running_mean)) and (running_var._h.realized or _stored(running_var))):
         from ._runtime import no_grad
         # (mypy does not see Tensor's operators and in-place methods, attached to the class at import)
         with no_grad():  # statistics carry no gradient, as PyTorch's update in the kernel
@@ -200,7 +202,8 @@ def _training_forward_wrapped(input: Tensor, count: int, running_mean: Optional[
     if running_mean is None or running_var is None:
         return y
     if (type(momentum) is float and running_mean._h.realized and running_var._h.realized
-            and not _storage_typed(running_mean, running_var)):
+            and not _storage_typed(running_mean, running_var) and not running_mean._h.is_view
+            and not running_var._h.is_view):
         new_mean, new_var = _op_handles("BatchNormUpdateStats", [running_mean, running_var, mean, var],
                                         {"momentum": momentum, "count": count})
         running_mean._h.reset(new_mean)

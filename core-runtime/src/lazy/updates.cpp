@@ -111,6 +111,7 @@ std::vector<int64_t> unrealized(const std::vector<Handle*>& handles) {
 bool update_stored_stats(const OpSchema& op, Handle& running_mean, Handle& running_var, Handle& mean, Handle& var,
                          const SharedAttrs& attrs, const SharedMeta& meta, Handle* counter) {
   if (!running_mean.value()->realized() || !running_var.value()->realized()) return false;
+  if (!running_mean.chain().empty() || !running_var.chain().empty()) return false;  // a view: written in place
   std::vector<std::unique_ptr<Handle>> outs = record_handles(op, {&running_mean, &running_var, &mean, &var}, attrs, meta);
   if (outs.size() != 2) throw InternalError("update_stored_stats: " + op.name + " has " + std::to_string(outs.size()) + " outputs, not 2");
   std::vector<std::unique_ptr<Handle>> counted;

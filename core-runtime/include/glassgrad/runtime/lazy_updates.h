@@ -56,7 +56,9 @@ std::vector<int64_t> unrealized(const std::vector<Handle*>& handles);
 // A BatchNorm layer's running statistics in a training step (glassgrad/_batchnorm.py): when
 // both running_mean and running_var are stored values, records `op` (BatchNormUpdateStats) on
 // (running_mean, running_var, mean, var) and moves the two handles to its two outputs, as
-// h.reset does; false, and nothing recorded, when either is not stored. With a counter (the
+// h.reset does; false, and nothing recorded, when either is not stored or is a view (a slice of a
+// buffer: moving its handle would leave the base unwritten, so the caller writes it in place,
+// docs/inplace-and-views.md). With a counter (the
 // layer's num_batches_tracked), also records its += 1 (AddScalarInPlace, value 1) and moves it,
 // in the same call: one runtime call a layer for the statistics and the count (docs/performance.md,
 // "tenth round"). Both nodes are recorded before any handle moves, so a refused node (the
