@@ -1,7 +1,9 @@
 """A .grad assigned a view of other memory, as PyTorch's (docs/autograd.md, "The .grad tensor
 object"): `p.grad = flat[0:n].view_as(p)` (a flat gradient buffer) or a transposed tensor stays
 `p.grad`, backward() adds into its memory in place, and a write through it or through its base
-is p's gradient.
+is p's gradient. So is the gradient backward() made for a leaf dense in another order than
+row-major (a transpose, channels_last), laid out in the leaf's order as PyTorch's (laid_out_like)
+when first read.
 
 The runtime links a leaf's gradient value to a storage only where that storage is the gradient's
 own (lazy::grad_handle); a view's storage is its base's. So the link is kept here.
@@ -33,6 +35,21 @@ def link(leaf, view) -> None:
 
 def unlink(leaf) -> None:
     LINKED.pop(id(leaf), None)
+
+
+def laid_out_like(leaf, g):
+    """leaf's gradient (handle g, the runtime's row-major value) as a tensor with leaf's strides,
+    linked, where leaf is dense in another order (PyTorch's layout contract); else None. A
+    gradient that requires grad (create_graph=True) is left as made."""
+    from . import _memory_formats
+    from ._tensor import _wrap
+    order = _memory_formats.dense_order(leaf)
+    if order is None or g.requires_grad:
+        return None
+    with no_grad():
+        laid = _wrap(g).permute(*order).contiguous().permute(*_memory_formats.inverse(order))
+    link(leaf, laid)
+    return laid
 
 
 def view_of(leaf):

@@ -99,6 +99,16 @@ def _stride_order(shape: Sequence[int], strides: Sequence[int]) -> Tuple[int, ..
     return tuple(sorted(range(len(shape)), key=lambda d: (-strides[d], -shape[d], d)))
 
 
+def dense_order(t) -> Optional[Tuple[int, ...]]:
+    """The dim order (outermost first) a tensor dense in another order than row-major is laid out
+    in (a transpose's, channels_last's); None for a row-major tensor or one with gaps or overlaps."""
+    shape, strides = tuple(t.shape), t.stride()
+    order = _stride_order(shape, strides)
+    if order == tuple(range(len(shape))) or not dense_in(shape, strides, order):
+        return None
+    return order
+
+
 def format_order(shape: Sequence[int], fmt, fn: str) -> Optional[Tuple[int, ...]]:
     """The dim order (outermost first) of memory format fmt for a tensor of `shape` (None: row-major)."""
     fmt = checked(fmt, fn)

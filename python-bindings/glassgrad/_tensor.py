@@ -1332,7 +1332,13 @@ class Tensor:
                           "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
                           "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
                           "instead.", UserWarning, stacklevel=_trace.user_stacklevel())
-        return None if g is None else _grad_objects.get(self, g, _wrap)
+        if g is None:
+            return None
+        if self._h.is_view and self._h.is_leaf:  # laid out as the leaf, where it is dense (_grad_views)
+            laid = _grad_views.laid_out_like(self, g)
+            if laid is not None:
+                return laid
+        return _grad_objects.get(self, g, _wrap)
 
     @grad.setter
     def grad(self, value: Optional["Tensor"]) -> None:

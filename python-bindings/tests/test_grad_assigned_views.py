@@ -46,6 +46,15 @@ def test_writes_through_the_buffer_are_the_gradient():
     np.testing.assert_array_equal(flat.numpy(), [2.0] * 12 + [3.0] * 2)
 
 
+def test_an_optimizer_reads_a_buffer_written_since_the_backward():
+    q, w, flat = _params_on_a_flat_buffer(gg)
+    opt = gg.optim.SGD([q, w], lr=1.0)
+    _loss(q, w).backward()
+    flat.mul_(0.5)  # no .grad read before the step
+    opt.step()
+    np.testing.assert_array_equal(w.detach().numpy(), [-0.5, -0.5])
+
+
 def test_zero_grad_keeps_or_ends_the_link():
     q, w, flat = _params_on_a_flat_buffer(gg)
     opt = gg.optim.SGD([q, w], lr=0.1)

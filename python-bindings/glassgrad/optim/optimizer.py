@@ -518,6 +518,8 @@ class Optimizer(OptimizerHooks):
         parameters' updates in the runtime: SGD, Adam and AdamW once their state exists), and
         runs of parameters whose rows share the op and attrs in one call each (_record_updates);
         an overridden or patched _update runs per parameter."""
+        if _grad_views.LINKED:  # a gradient of other memory written since (_grad_views): the runtime reads it
+            _grad_views.sync()
         if type(self)._update is not Optimizer._update:
             self._keep_state()
             for group, p in work:
