@@ -525,7 +525,10 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = Fal
         for x in inputs:  # _elementwise_layout.needs_order, written out (most ops of a step are elementwise)
             h = x._h
             if h.is_view and not h.layout[2] and len(h.shape) > 1:
-                shape = np.broadcast_shapes(*[tuple(x._h.shape) for x in inputs])
+                try:
+                    shape = np.broadcast_shapes(*[tuple(x._h.shape) for x in inputs])
+                except ValueError:  # shapes that do not broadcast: the record below raises PyTorch's error
+                    break
                 order = _elementwise_layout.result_order(inputs, shape)
                 if order is not None:  # a permuted input: the result laid out as PyTorch's
                     return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)

@@ -61,6 +61,19 @@ def test_in_place_on_a_transposed_result():
     assert y.tolist() == [[1.0, -1.0], [2.0, 5.0], [3.0, 6.0]]
 
 
+@pytest.mark.parametrize("make", [
+    lambda: gg.ones(8, 4, 3) + gg.ones(5, 4)[:, 1:],  # a sliced view's columns against the last dim
+    lambda: gg.ones(5, 4)[:, 1:] * gg.ones(8, 4, 3),
+    lambda: gg.ones(8, 4, 3).add_(gg.ones(5, 4)[:, 1:]),  # in place, as `tokens += pos[:, 1:n]`
+    lambda: _x().t() - gg.ones(4),
+])
+def test_a_view_that_does_not_broadcast_raises_the_size_error(make):
+    # the layout of a view's result is read only for shapes that broadcast; the others raise
+    # PyTorch's sentence, not an error of the layout's own shape arithmetic
+    with pytest.raises(gg.ShapeError, match=r"The size of tensor a \(\d+\) must match the size of tensor b"):
+        make()
+
+
 def test_against_torch():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
