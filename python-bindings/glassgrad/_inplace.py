@@ -415,6 +415,9 @@ def setitem(t, key, value) -> None:
                                 f"{_type_name(plan.lone_mask).lower().replace('byte', 'unsigned char')}\n  "
                                 f"{where}: a {plan.lone_mask} mask selects with one value\n  fix: x[mask.bool()] = value")
         v = v.astype(t._h.dtype)
+    if v.ndim and v.shape[0] == 1:  # PyTorch's setitem drops a value's leading 1-sized dims before index_put_
+        lead = next((i for i, n in enumerate(v.shape) if n != 1), v.ndim)
+        v = v.reshape(*v.shape[lead:])  # x[mask] = token, token (1, 1, d) and x[mask] (k, d)
     if plan.perm is not None:  # the value in the layout of the Index op (PyTorch's, permuted back)
         shape = tuple(_indexing._index(t, key).shape)
         v = _broadcast(v, shape, where).permute([plan.perm.index(i) for i in range(len(plan.perm))])
