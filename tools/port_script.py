@@ -4,8 +4,9 @@ mapping of docs/porting.md ("Scripts run with their imports changed only"):
     python3 tools/port_script.py SRC DST     # SRC a .py file or a folder; DST the same kind
 
 `import torch` becomes `import glassgrad.torch as torch` (glassgrad with PyTorch's top-level
-defaults), any other `torch.X` module path `glassgrad.X`, `torchvision` `glassgrad.vision`, and
-tensorboardX's SummaryWriter glassgrad.utils.tensorboard's.
+defaults), any other `torch.X` module path `glassgrad.X`, `torchvision` `glassgrad.vision`,
+tensorboardX's SummaryWriter glassgrad.utils.tensorboard's and einops.layers.torch's layers
+glassgrad.einops_layers'.
 Every other line is copied as it is. In a folder, .py files are ported and other files copied.
 Prints each changed line as `file:line: old -> new`.
 """
@@ -42,6 +43,11 @@ IMPORT_RULES = [
     (re.compile(r"^(\s*)from\s+tensorboardX\s+import\s+(.*)$"), r"\1from glassgrad.utils.tensorboard import \2"),
     (re.compile(r"^(\s*)import\s+tensorboardX(\s*#.*)?\s*$"), r"\1import glassgrad.utils.tensorboard as tensorboardX\2"),
     (re.compile(r"^(\s*)import\s+tensorboardX\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.utils.tensorboard as \2\3"),
+    # einops.layers.torch builds its layers (Rearrange, Reduce, EinMix) on PyTorch's nn.Module, which
+    # glassgrad's containers refuse: glassgrad.einops_layers builds them from the same einops mixins
+    # on glassgrad's (einops' functions need no rewrite: they take glassgrad tensors as they are).
+    (re.compile(r"^(\s*)from\s+einops\.layers\.torch\s+import\s+(.*)$"), r"\1from glassgrad.einops_layers import \2"),
+    (re.compile(r"^(\s*)import\s+einops\.layers\.torch\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.einops_layers as \2\3"),
 ]
 
 # `import a, b as c, ...`: several modules on one line (`import torch, torch.nn as nn`), each

@@ -50,6 +50,11 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("from tensorboardX import SummaryWriter", "from glassgrad.utils.tensorboard import SummaryWriter"),
     ("import tensorboardX", "import glassgrad.utils.tensorboard as tensorboardX"),
     ("import tensorboardX as tbx  # logs", "import glassgrad.utils.tensorboard as tbx  # logs"),
+    # einops.layers.torch's layers are PyTorch modules: glassgrad.einops_layers' are glassgrad's
+    ("from einops.layers.torch import Rearrange", "from glassgrad.einops_layers import Rearrange"),
+    ("from einops.layers.torch import Rearrange, Reduce", "from glassgrad.einops_layers import Rearrange, Reduce"),
+    ("from einops.layers.torch import EinMix as Mix", "from glassgrad.einops_layers import EinMix as Mix"),
+    ("import einops.layers.torch as EL", "import glassgrad.einops_layers as EL"),
 ])
 def test_each_rule_rewrites_its_import(line, want):
     assert port_script.port_line(line) == want
@@ -74,6 +79,10 @@ def test_each_rule_rewrites_its_import(line, want):
     "import os, sys",  # several modules, none of them torch's
     "from tensorboardX.summary import hparams",  # a tensorboardX module glassgrad has no copy of
     "import tensorboardXtra",
+    # einops' functions take glassgrad tensors as they are; its other frameworks' layers stay theirs
+    "from einops import rearrange, repeat",
+    "from einops.layers.flax import Rearrange",
+    "import einops",
 ])
 def test_other_lines_are_left_alone(line):
     assert port_script.port_line(line) == line
