@@ -49,14 +49,16 @@ class EinMix(_EinmixMixin, nn.Module):
         else:
             self.bias = None
 
+    # (mypy reads Rearrange's __init__ as nn.Module's: einops' mixin, whose __init__ takes the pattern,
+    # comes first in its bases, but einops carries no types)
     def _create_rearrange_layers(self, pre_reshape_pattern: Optional[str], pre_reshape_lengths: Optional[Dict],
                                  post_reshape_pattern: Optional[str], post_reshape_lengths: Optional[Dict]):
         self.pre_rearrange = None
         if pre_reshape_pattern is not None:
-            self.pre_rearrange = Rearrange(pre_reshape_pattern, **(pre_reshape_lengths or {}))
+            self.pre_rearrange = Rearrange(pre_reshape_pattern, **(pre_reshape_lengths or {}))  # type: ignore[call-arg]
         self.post_rearrange = None
         if post_reshape_pattern is not None:
-            self.post_rearrange = Rearrange(post_reshape_pattern, **(post_reshape_lengths or {}))
+            self.post_rearrange = Rearrange(post_reshape_pattern, **(post_reshape_lengths or {}))  # type: ignore[call-arg]
 
     def forward(self, input):
         if self.pre_rearrange is not None:

@@ -10,7 +10,7 @@ import glassgrad as gg
 from glassgrad import nn
 
 pytest.importorskip("einops")
-from glassgrad.einops_layers import EinMix, Rearrange, Reduce  # noqa: E402
+from glassgrad.einops_layers import EinMix, Rearrange, Reduce
 
 PATCHES = "b c (h p1) (w p2) -> b (h w) (p1 p2 c)"
 
