@@ -122,6 +122,11 @@ REPOSITORIES = {
     "pytorch-grad-cam": "github.com/jacobgil/pytorch-grad-cam",
     "adversarial-attacks-pytorch": "github.com/Harry24k/adversarial-attacks-pytorch",
     "pytorch-cnn-visualizations": "github.com/utkuozbulak/pytorch-cnn-visualizations",
+    "sthalles-SimCLR": "github.com/sthalles/SimCLR",
+    "pytorch-vqvae": "github.com/ritheshkumar95/pytorch-vqvae",
+    "ViT-CIFAR": "github.com/omihub777/ViT-CIFAR",
+    "recurrent-visual-attention": "github.com/kevinzakka/recurrent-visual-attention",
+    "vit-pytorch": "github.com/lucidrains/vit-pytorch",
 }
 
 
