@@ -127,6 +127,7 @@ REPOSITORIES = {
     "ViT-CIFAR": "github.com/omihub777/ViT-CIFAR",
     "recurrent-visual-attention": "github.com/kevinzakka/recurrent-visual-attention",
     "vit-pytorch": "github.com/lucidrains/vit-pytorch",
+    "zalandoresearch-pytorch-vq-vae": "github.com/zalandoresearch/pytorch-vq-vae",
 }
 
 

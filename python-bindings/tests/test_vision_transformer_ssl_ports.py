@@ -12,7 +12,9 @@ $GLASSGRAD_SCRIPT_SOURCES (script_sources.py; without the checkouts these tests 
 - kevinzakka/recurrent-visual-attention (main.py: the glimpse network, an LSTM-free core, REINFORCE
   with a baseline; trained, then tested from its best checkpoint);
 - lucidrains/vit-pytorch (its tests and the README's examples, most through einops.layers.torch's
-  Rearrange, which glassgrad.einops_layers stands in for).
+  Rearrange, which glassgrad.einops_layers stands in for);
+- zalandoresearch/pytorch-vq-vae (its notebook, with the quantizer whose codebook is an
+  exponential moving average: the module reassigns its buffer and Parameters inside forward).
 
 Lines changed beyond the imports are those PyTorch 2.x and current libraries refuse alike:
 torchvision's removed `make_grid(range=)` (now `value_range=`), NumPy's removed `np.int`, a
@@ -31,11 +33,13 @@ import numpy as np
 import pytest
 
 from data_fixtures import write_cifar, write_mnist
+from notebook_cells import check_cells, ported_notebook
 from script_sources import needs, port_script, slow_params, source
 from test_ported_scripts import _env
 
 SIMCLR, VQVAE, VITCIFAR, RVA, VIT = ("sthalles-SimCLR", "pytorch-vqvae", "ViT-CIFAR", "recurrent-visual-attention",
                                      "vit-pytorch")
+ZALANDO = "zalandoresearch-pytorch-vq-vae"
 
 
 def _python(folder, *args, timeout=900):
@@ -273,3 +277,32 @@ def test_vit_pytorch_readme_example(tmp_path, index):
                           {line: line.replace("range(1000)", "range(1)").replace("range(100)", "range(1)")
                            for line in code.split("\n") if re.match(r"for _ in range\(10+\):", line)})
     _python(folder, "ported.py")
+
+
+# umap-learn (the notebook's last cells project the codebook to 2-d): a stand-in with its call
+UMAP_STAND_IN = """import numpy as np
+class UMAP:
+    def __init__(self, n_neighbors=15, min_dist=0.1, metric="euclidean"):
+        pass
+    def fit_transform(self, x):
+        x = np.asarray(x)
+        return (x - x.mean(0)) @ np.linalg.svd(x - x.mean(0), full_matrices=False)[2][:2].T
+"""
+
+
+@needs(ZALANDO)
+@pytest.mark.parametrize("decay", ["0.99", "0"])  # the EMA codebook (the notebook's) and the plain one
+def test_zalando_vq_vae_notebook(tmp_path, decay):
+    folder, path = ported_notebook(tmp_path, ZALANDO, "vq-vae.ipynb")
+    (folder / "umap.py").write_text(UMAP_STAND_IN)
+    write_cifar(str(folder / "data"), n_per_batch=16, n_test=32)
+    changes = {"batch_size = 256": "batch_size = 16", "num_training_updates = 15000": "num_training_updates = 4",
+               "num_hiddens = 128": "num_hiddens = 16", "num_residual_hiddens = 32": "num_residual_hiddens = 8",
+               "embedding_dim = 64": "embedding_dim = 16", "num_embeddings = 512": "num_embeddings = 32",
+               "decay = 0.99": f"decay = {decay}", "    if (i+1) % 100 == 0:": "    if (i+1) % 2 == 0:",
+               # SciPy's filter needs a window no longer than the 4 steps
+               "train_res_recon_error_smooth = savgol_filter(train_res_recon_error, 201, 7)":
+                   "train_res_recon_error_smooth = savgol_filter(train_res_recon_error, 3, 1)",
+               "train_res_perplexity_smooth = savgol_filter(train_res_perplexity, 201, 7)":
+                   "train_res_perplexity_smooth = savgol_filter(train_res_perplexity, 3, 1)"}
+    check_cells(folder, path, raises={}, shown=["2 iterations", "4 iterations", "perplexity: "], changes=changes)
