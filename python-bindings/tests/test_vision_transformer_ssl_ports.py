@@ -10,7 +10,7 @@ $GLASSGRAD_SCRIPT_SOURCES (script_sources.py; without the checkouts these tests 
   label-smoothing loss, by a driver doing main.py's training step: main.py itself needs PyTorch
   Lightning);
 - kevinzakka/recurrent-visual-attention (main.py: the glimpse network, an LSTM-free core, REINFORCE
-  with a baseline; trained, then tested from its best checkpoint);
+  with a baseline; trained, then tested from its best checkpoint; its tests/ scripts);
 - lucidrains/vit-pytorch (its tests and the README's examples, most through einops.layers.torch's
   Rearrange, which glassgrad.einops_layers stands in for);
 - zalandoresearch/pytorch-vq-vae (its notebook, with the quantizer whose codebook is an
@@ -226,6 +226,16 @@ def test_recurrent_visual_attention_trains_then_tests(tmp_path):
     out = _python(folder, "main.py", *common, "--is_train", "False")
     assert re.search(r"\[\*\] Loaded ram_3_8x8_1_model_best.pth.tar checkpoint @ epoch \d", out)
     assert re.search(r"\[\*\] Test Acc: \d+/20 ", out)
+
+
+@needs(RVA)
+@pytest.mark.parametrize("script", ["test_modules.py", "test_model.py", "test_retina.py"])
+def test_recurrent_visual_attention_tests(tmp_path, monkeypatch, script):
+    # scripts asserting the glimpse sensor's, the networks' and the retina's shapes on the
+    # repository's two photographs (data/lenna.jpg, data/cat.jpg), run from tests/
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    folder = _port(RVA, tmp_path / "run")
+    _python(folder / "tests", script)
 
 
 @needs(VIT)
