@@ -41,15 +41,26 @@ def laid_out_like(leaf, g):
     """leaf's gradient (handle g, the runtime's row-major value) as a tensor with leaf's strides,
     linked, where leaf is dense in another order (PyTorch's layout contract); else None. A
     gradient that requires grad (create_graph=True) is left as made."""
-    from . import _memory_formats
     from ._tensor import _wrap
-    order = _memory_formats.dense_order(leaf)
-    if order is None or g.requires_grad:
+    if g.requires_grad:
         return None
     with no_grad():
-        laid = _wrap(g).permute(*order).contiguous().permute(*_memory_formats.inverse(order))
+        laid = in_leaf_layout(leaf, _wrap(g))
+    if not laid._h.is_view:
+        return None
     link(leaf, laid)
     return laid
+
+
+def in_leaf_layout(leaf, t):
+    """t (of leaf's shape) laid out in leaf's order where leaf is dense in another order than
+    row-major (recorded as the grad mode records it: a copy in the graph under create_graph),
+    else t itself."""
+    from . import _memory_formats
+    order = _memory_formats.dense_order(leaf)
+    if order is None:
+        return t
+    return t.permute(*order).contiguous().permute(*_memory_formats.inverse(order))
 
 
 def view_of(leaf):

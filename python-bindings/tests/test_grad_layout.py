@@ -48,6 +48,24 @@ def test_accumulation_keeps_the_object_and_its_strides():
     np.testing.assert_array_equal(g.numpy(), np.full((4, 3), 5.0))
 
 
+def test_backward_with_inputs_keeps_the_strides_too():
+    leaf = gg.ones(3, 4).t().requires_grad_()
+    (leaf * 2).sum().backward(inputs=[leaf])
+    g = leaf.grad
+    (leaf * 3).sum().backward(inputs=[leaf])
+    assert leaf.grad is g and g.stride() == (1, 4)
+    np.testing.assert_array_equal(g.numpy(), np.full((4, 3), 5.0))
+
+
+def test_create_graph_with_inputs_gives_a_differentiable_gradient_of_the_leafs_strides():
+    leaf = gg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).t().requires_grad_()
+    (leaf * leaf).sum().backward(create_graph=True, inputs=[leaf])
+    assert leaf.grad.stride() == (1, 3) and leaf.grad.requires_grad
+    np.testing.assert_array_equal(leaf.grad.detach().numpy(), [[2.0, 8.0], [4.0, 10.0], [6.0, 12.0]])
+    (gx,) = gg.autograd.grad(leaf.grad.sum(), leaf)  # d/dx sum(2x) = 2
+    np.testing.assert_array_equal(gx.numpy(), np.full((3, 2), 2.0))
+
+
 def test_an_optimizer_steps_a_transposed_leaf_with_its_gradient():
     w = gg.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]).t().requires_grad_()
     opt = gg.optim.SGD([w], lr=0.5)

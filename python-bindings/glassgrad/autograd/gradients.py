@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Optional, Sequence, Union
 
-from .. import _backward_end, _grad_objects, _no_grad_views, _post_accumulate_hooks, _saved_tensor_hooks, _trace
+from .. import _backward_end, _grad_views, _no_grad_views, _post_accumulate_hooks, _saved_tensor_hooks, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -238,12 +238,16 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
         for x, g in zip(inputs, grads):
             # a computed input that retains its gradient has it stored by the engine's walk already
             if g is not None and (x.is_leaf or not x._h.retains_grad):
-                held = x._h.grad()  # (x.grad would warn for a computed input, which PyTorch fills silently)
-                if held is None:
-                    x.grad = g
+                if x.is_leaf:  # its .grad object (_grad_objects.py; a linked view, _grad_views.py)
+                    held = x.grad
+                else:  # (x.grad would warn for a computed input, which PyTorch fills silently)
+                    h = x._h.grad()
+                    held = None if h is None else _wrap(h)
+                if held is None:  # a leaf's with its strides, as PyTorch's layout contract
+                    x.grad = _grad_views.in_leaf_layout(x, g) if x.is_leaf else g
                 elif create_graph or not x.is_leaf:  # a new tensor, as PyTorch adds these out of place
-                    x.grad = _wrap(held) + g
-                else:  # in place: the object read before stays x.grad (_grad_objects.py)
-                    _grad_objects.get(x, held, _wrap).add_(g)
+                    x.grad = held + g
+                else:  # in place: the object read before stays x.grad
+                    held.add_(g)
             if x.is_leaf:  # its register_post_accumulate_grad_hook hooks, as backward()'s store runs them
                 _post_accumulate_hooks.run(x)
