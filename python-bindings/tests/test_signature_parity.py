@@ -135,11 +135,6 @@ ALLOWED = {
     # glassgrad gives a default where torch requires the argument (a call torch takes works).
     'nn.Module.to_empty': "device defaults to None, torch's is required",
     'optim.LBFGS.step': "closure defaults to None, torch's is required",
-    # A lazy layer's initialize_parameters takes the size glassgrad read from the input (torch's
-    # takes the input); the layer calls it itself at its first forward.
-    'nn.LazyModuleMixin.initialize_parameters': "parameter 0 is size, torch's is input",
-    'nn.LazyModuleMixin.initialize_parameters (LazyConv1d)': "parameter 0 is size, torch's is input",
-    'nn.LazyModuleMixin.initialize_parameters (LazyLinear)': "parameter 0 is size, torch's is input",
     # Tensor methods given as torch.* functions (torch.detach(x), torch.is_signed(x)): the tensor
     # is their self, so torch's input= keyword is not taken (positional calls agree).
     'torch.detach': "no parameter input; takes 0 positional arguments, torch's (input) 1",

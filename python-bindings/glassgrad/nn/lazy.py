@@ -91,6 +91,21 @@ def _empty_of(t, dtype) -> None:
                                                     _dtypes.plain(_dtypes.to_dtype(dtype)))))])
 
 
+def _relabelled(error: Exception, plain: str, lazy: str) -> Exception:
+    """error, its call label the lazy layer's ('LazyConv2d(4, 3)') instead of the plain template's
+    ('Conv2d(1, 4, 3)': a lazy constructor builds the plain layer with a stand-in input size to
+    check its other arguments)."""
+    text = str(error)
+    for head, tail in ((plain + ", ", lazy), (plain + ")", lazy + ")")):
+        if head in text:
+            text = text.replace(head, tail, 1)
+            break
+    try:
+        return type(error)(text)
+    except TypeError:  # an error type built otherwise: as it was
+        return error
+
+
 def is_lazy(t) -> bool:
     """nn.parameter.is_lazy: whether t is an UninitializedParameter or UninitializedBuffer."""
     return isinstance(t, UninitializedTensorMixin)
@@ -110,7 +125,11 @@ class LazyModuleMixin(Module):
 
     def _lazy_setup(self, args, kwargs) -> None:
         object.__setattr__(self, "_lazy_args", (args, kwargs))
-        template = self._plain(self._template_in(kwargs))
+        size = self._template_in(kwargs)
+        try:
+            template = self._plain(size)
+        except _C.GlassgradError as e:  # the arguments' refusal, named after the lazy layer the script built
+            raise _relabelled(e, f"{self.cls_to_become.__name__}({size}", type(self).__name__ + "(") from None
         # Parameters and floating buffers depend on the input size; integer buffers
         # (num_batches_tracked) do not and are kept as the plain layer makes them.
         for name, p in template._parameters.items():
@@ -142,9 +161,19 @@ class LazyModuleMixin(Module):
         """Whether a parameter or buffer of this layer is still uninitialized."""
         return any(is_lazy(t) for t in list(self._parameters.values()) + list(self._buffers.values()))
 
-    def initialize_parameters(self, size: int) -> None:
+    def initialize_parameters(self, *args, **kwargs) -> None:
+        """PyTorch's initialize_parameters(input): the parameters for the forward's input (each
+        layer's signature is PyTorch's: (input) for LazyLinear and the norms, (input, *args,
+        **kwargs) for the convolutions); an int input is the input size itself."""
+        input = args[0] if args else kwargs["input"]
+        self._initialize(input if isinstance(input, int) else self._infer_size(input))
+
+    def _initialize(self, size: int) -> None:
         """Builds the plain layer for input size `size` (its own initialization), gives its values
-        to the uninitialized tensors and turns this module into the plain class."""
+        to the uninitialized tensors and turns this module into the plain class; nothing once
+        initialized (as PyTorch's)."""
+        if not self.has_uninitialized_params():
+            return
         if size < 1:
             raise _C.ShapeError(f"{type(self).__name__}: cannot infer {self._in_name} from an input whose "
                                 f"size along dim 1 is {size}\n  fix: call it with a non-empty input")
@@ -179,7 +208,7 @@ class LazyModuleMixin(Module):
 
     def forward(self, input, *args, **kwargs):
         if self.has_uninitialized_params():
-            self.initialize_parameters(self._infer_size(input))
+            self._initialize(self._infer_size(input))
         return self.forward(input, *args, **kwargs)
 
     def _size_from_state(self, shape, name: str = "weight") -> int:
@@ -191,7 +220,7 @@ class LazyModuleMixin(Module):
             return
         for name, t in list(self._parameters.items()) + list(self._buffers.items()):
             if is_lazy(t) and prefix + name in state and not is_lazy(state[prefix + name]):
-                self.initialize_parameters(self._size_from_state(np.shape(state[prefix + name]), name))
+                self._initialize(self._size_from_state(np.shape(state[prefix + name]), name))
                 return
 
     def extra_repr(self) -> str:
@@ -213,6 +242,9 @@ class LazyLinear(LazyModuleMixin, Linear):
 
     def _size_from_state(self, shape, name="weight") -> int:
         return int(shape[1]) if name == "weight" else 1
+
+    def initialize_parameters(self, input) -> None:  # PyTorch's signature for LazyLinear
+        LazyModuleMixin.initialize_parameters(self, input)
 
 
 def _conv_init(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
@@ -237,9 +269,13 @@ def _lazy_conv(plain: type, dims: int, transpose: bool) -> type:
             return groups
         return int(shape[0]) if transpose else int(shape[1]) * groups
 
+    def initialize_parameters(self, input, *args, **kwargs) -> None:  # PyTorch's signature for the convolutions
+        LazyModuleMixin.initialize_parameters(self, input)
+
     prefix = "LazyConvTranspose" if transpose else "LazyConv"
     return type(f"{prefix}{dims}d", (LazyModuleMixin, plain), {
         "__init__": _conv_transpose_init if transpose else _conv_init, "_size_from_state": _size_from_state,
+        "initialize_parameters": initialize_parameters,
         "cls_to_become": plain,
         "_in_name": "in_channels", "_unbatched_dim": dims + 1,
         "__doc__": f"nn.{prefix}{dims}d: a {plain.__name__} whose in_channels is dim 1 of the first input "
@@ -257,9 +293,13 @@ def _lazy_norm(plain: type, dims: int, batch: bool) -> type:
     def _template_in(self, kwargs) -> int:
         return 1
 
+    def initialize_parameters(self, input) -> None:  # PyTorch's signature for the norms
+        LazyModuleMixin.initialize_parameters(self, input)
+
     name = ("LazyBatchNorm" if batch else "LazyInstanceNorm") + f"{dims}d"
     return type(name, (LazyModuleMixin, plain), {
         "__init__": __init__, "_template_in": _template_in, "cls_to_become": plain,
+        "initialize_parameters": initialize_parameters,
         "_in_name": "num_features", "_unbatched_dim": -1 if batch else dims + 1,
         "__doc__": f"nn.{name}: a {plain.__name__} whose num_features is dim 1 of the first input.",
         "__module__": __name__})
