@@ -45,7 +45,7 @@ def smoothing(value, where: str) -> float:
 
 
 def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str,
-               strict: bool = False) -> str:
+               strict: bool = False, sentence: str = "is not a valid value for reduction") -> str:
     if size_average is not None or reduce is not None:  # PyTorch's legacy arguments
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
@@ -58,8 +58,9 @@ def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: 
         # PyTorch's warning, word for word (torch/nn/_reduction.py)
         warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=_trace.user_stacklevel())
         return "mean"
-    if reduction not in _REDUCTIONS:
-        raise _C.InvalidArgumentError(f"{where}: reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
+    if reduction not in _REDUCTIONS:  # PyTorch's sentence first, then glassgrad's cause and fix
+        raise _C.InvalidArgumentError(f"{where}: {reduction} {sentence}\n  cause: reduction "
+                                      f"must be 'mean', 'sum' or 'none', got {reduction!r}\n  fix: reduction='mean'")
     return reduction
 
 

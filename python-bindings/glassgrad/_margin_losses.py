@@ -84,7 +84,8 @@ def multilabel_soft_margin_loss(input: Tensor, target, weight: Optional[Tensor] 
                                 size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.multilabel_soft_margin_loss: -(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times
     weight, averaged over the classes (the last dimension), then reduced over the samples."""
-    reduction = _reduction(size_average, reduce, reduction, "multilabel_soft_margin_loss", strict=True)
+    reduction = _reduction(size_average, reduce, reduction, "multilabel_soft_margin_loss", strict=True,
+                           sentence="is not valid")  # PyTorch's sentence for this loss
     t = _tensor_like(target, input)
     # log sigmoid(x) = min(x, 0) - log(1 + exp(-|x|)), stable for either sign
     soft = (-input.abs()).exp().log1p()

@@ -76,12 +76,12 @@ BAD = [
      "step_size"),
     (lambda: gg.optim.lr_scheduler.StepLR(gg.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1), 2, gamma="x"), "gamma"),
     # Loss modules check their arguments when they are built, not at the first batch.
-    (lambda: nn.CrossEntropyLoss(label_smoothing=2), "label_smoothing"),
+    (lambda: nn.CrossEntropyLoss(label_smoothing=2)(gg.ones(2, 3), gg.tensor([0, 1])), "label_smoothing"),
     (lambda: nn.CrossEntropyLoss(ignore_index=1.5), "ignore_index"),
     (lambda: nn.CrossEntropyLoss(weight=[1.0, 2.0]), "weight"),
     (lambda: nn.NLLLoss(ignore_index="a"), "ignore_index"),
-    (lambda: nn.NLLLoss(reduction="avg"), "reduction"),
-    (lambda: nn.MSELoss(reduction=None), "reduction"),
+    (lambda: nn.NLLLoss(reduction="avg")(gg.ones(2, 3), gg.tensor([0, 1])), "reduction"),
+    (lambda: nn.MSELoss(reduction=None)(gg.ones(2), gg.ones(2)), "reduction"),
     (lambda: nn.BCEWithLogitsLoss(pos_weight="2"), "pos_weight"),
     # one_hot's num_classes: an int >= 0, or -1.
     (lambda: F.one_hot(gg.tensor(np.array([0, 2])), "3"), "num_classes"),

@@ -24,8 +24,10 @@ _CROSS_ENTROPY = unwrapped(_losses.cross_entropy)
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
-        if reduction == _losses.DEPRECATED_MEAN and size_average is None and reduce is None:
-            self.reduction = reduction  # kept as given, as PyTorch keeps it: each call warns and takes the mean
+        if size_average is None and reduce is None and reduction not in ("mean", "sum", "none"):
+            # kept as given, as PyTorch keeps it: the forward's loss function warns ('elementwise_mean')
+            # or refuses it (PyTorch's ValueError at the call, not at construction)
+            self.reduction = reduction
         else:
             self.reduction = _losses._reduction(size_average, reduce, reduction, type(self).__name__)
         # no extra_repr: PyTorch prints a loss module as its name alone, MSELoss()
@@ -55,7 +57,7 @@ class CrossEntropyLoss(_WeightedLoss):
                  reduction: str = "mean", label_smoothing: float = 0.0):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = _args.integer(ignore_index, "ignore_index", "CrossEntropyLoss")
-        self.label_smoothing = _losses.smoothing(label_smoothing, "CrossEntropyLoss")
+        self.label_smoothing = label_smoothing  # as given: the forward checks it, as PyTorch's does
 
     def forward(self, input: Tensor, target) -> Tensor:
         # outside autocast, the function its wrapper calls (nn/layers.py's Conv2d does the same)
