@@ -18,7 +18,7 @@ from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from . import _C, _args, _device, _dtypes, _numpy_arrays, _python_ints, _tensor_data, _trace
+from . import _C, _args, _device, _dtypes, _numpy_arrays, _numpy_strides, _python_ints, _tensor_data, _trace
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
@@ -621,6 +621,8 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
                                              f"glassgrad.tensor(value) for a list or a number")
     _numpy_arrays.check(ndarray, "glassgrad.from_numpy")
     _numpy_arrays.warn_if_not_writable(ndarray)
+    if _numpy_strides.applies(ndarray):  # a transpose's or a slice's strides kept, as PyTorch's
+        return _numpy_strides.viewed(ndarray, lambda span: tensor(span, device="cpu"))
     return tensor(ndarray, device="cpu")
 
 
@@ -633,6 +635,10 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, np.ndarray):
         _numpy_arrays.check(data, "glassgrad.as_tensor")
         _numpy_arrays.warn_if_not_writable(data)
+        if _numpy_strides.applies(data):  # its strides kept (its dtype's), as PyTorch's; another dtype's copy: clone's layout
+            kept = _numpy_strides.viewed(data, lambda span: tensor(span, device=device))
+            return kept if dtype is None or _dtypes.plain(_dtypes.to_dtype(dtype)) == kept._h.dtype else \
+                kept.to(dtype)
     return tensor(data, dtype=dtype, device=device)
 
 

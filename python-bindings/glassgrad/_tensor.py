@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _grad_views, _node_inputs, _output_numbers, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
-from . import _grad_objects, _no_grad_views, _numpy_arrays, _python_ints, _tensor_data, _view_base, _view_hooks, _vmap_calls
+from . import _grad_objects, _no_grad_views, _numpy_arrays, _numpy_strides, _python_ints, _tensor_data, _view_base, _view_hooks, _vmap_calls
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -724,6 +724,12 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             _numpy_arrays.check(data, "glassgrad.tensor")  # a negative stride or a foreign byte order, as PyTorch
         if data.dtype.kind in _numpy_arrays.REFUSED_KINDS or data.dtype.itemsize > 8 and data.dtype.kind == "f":
             _numpy_arrays.refuse_dtype(data, "glassgrad.tensor")  # objects, strings, dates, long double
+        if not data.flags.c_contiguous and not requires_grad and _numpy_strides.applies(data) \
+                and not sys._getframe(1).f_code.co_filename.startswith(_PACKAGE_DIR):
+            # a script's copy laid out as clone() lays out the array's strides, as PyTorch's (a
+            # transpose's order kept); glassgrad's own calls and a leaf requiring grad: row-major
+            kept = _numpy_strides.viewed(data, lambda span: tensor(span, dtype, device, False, name))
+            return kept.clone()
     if isinstance(data, (list, tuple)) and data:
         _warn_list_of_arrays(data)
     arr = _list_array(data, want) if isinstance(data, (list, tuple)) else np.asarray(data)
