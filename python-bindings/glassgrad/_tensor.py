@@ -1590,6 +1590,7 @@ class Tensor:
             seed = g._h
         if inputs is not None or create_graph:
             if inputs is None:
+                gradients.warn_create_graph_cycle()
                 ins = tuple(_wrap(h) for h in self._h.leaves_requiring_grad())
             else:
                 ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)

@@ -1,7 +1,8 @@
 """autograd.grad's arguments as PyTorch's: a dict of inputs gives a dict of gradients, other mappings
 are refused; PyTorch's words for empty inputs, a grad_outputs count that differs from the outputs',
 materialize_grads with allow_unused=False; only_inputs=False warns; materialized zeros are
-differentiable under create_graph (docs/autograd.md, "grad")."""
+differentiable under create_graph; backward(create_graph=True) without inputs warns once of the
+reference cycle (docs/autograd.md, "grad")."""
 import collections
 import warnings
 
@@ -118,3 +119,20 @@ def test_as_torch():
         return rows
 
     assert outcome(gg) == outcome(torch)
+
+
+def test_backward_with_create_graph_and_no_inputs_warns_once_of_the_reference_cycle(monkeypatch):
+    from glassgrad.autograd import gradients
+    monkeypatch.setattr(gradients, "_CYCLE_WARNED", [False])  # once per process, as PyTorch's
+    x, _ = _xy()
+    words = r"^Using backward\(\) with create_graph=True will create a reference cycle between the parameter and its"
+    with pytest.warns(UserWarning, match=words) as caught:
+        (x * x).sum().backward(create_graph=True)
+    assert caught[0].filename == __file__  # the user's line
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (x * x).sum().backward(create_graph=True)
+        x.grad = None
+        (x * x).sum().backward(create_graph=True, inputs=[x])
+        gg.autograd.grad((x * x).sum(), x, create_graph=True)
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [2.0, 4.0])

@@ -225,6 +225,22 @@ def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] 
     loss.backward(seed, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
 
+_CYCLE_WARNED = [False]
+
+
+def warn_create_graph_cycle() -> None:
+    """PyTorch's UserWarning, once per process as its engine gives it, for backward(create_graph=True)
+    without inputs: each leaf's .grad then holds a graph that reaches the leaf."""
+    if _CYCLE_WARNED[0]:
+        return
+    _CYCLE_WARNED[0] = True
+    warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter and "
+                  "its gradient which can cause a memory leak. We recommend using autograd.grad when creating the "
+                  "graph to avoid this. If you have to use this function, make sure to reset the .grad fields of your "
+                  "parameters to None after use to break the cycle and avoid the leak.", UserWarning,
+                  stacklevel=_trace.user_stacklevel())
+
+
 def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_graph,
                     create_graph: bool = False) -> None:
     """backward(inputs=...) and backward(create_graph=True): the gradients of `inputs`, added to
