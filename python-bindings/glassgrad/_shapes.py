@@ -603,10 +603,20 @@ def _integral_pair(a: Tensor, b: Tensor) -> bool:
 
 def _integer_product(product, a: Tensor, b: Tensor) -> Tensor:
     """product(a, b) of two integer tensors in their dtype, as PyTorch multiplies them: the MatMul
-    kernels take floats, float64 sums integer products exactly up to 2**53, and the way back
-    goes through int64 so that a narrower type wraps as PyTorch's does."""
+    kernels take floats, float64 sums integer products exactly while every partial sum stays
+    within 2**53, and the way back goes through int64 so that a narrower type wraps as PyTorch's
+    does. Operands whose bound max|a| * max|b| * k (k the summed dim) passes 2**53 (int64 values
+    near 2**62) are multiplied exactly by NumPy's int64 matmul on the host instead, wrapping as
+    PyTorch's; reading the bound computes the operands first (docs/porting.md, "Python numbers
+    beside tensors")."""
     float64, int64 = DTYPES["float64"], DTYPES["int64"]
-    return product(a.astype(float64), b.astype(float64)).astype(int64).astype(a.dtype)
+    wide_a, wide_b = a.astype(float64), b.astype(float64)
+    if a.numel() and b.numel():
+        bound = (wide_a.abs().amax() * wide_b.abs().amax()).item() * a.shape[-1]  # type: ignore[attr-defined]  # bound at import
+        if bound > 2.0 ** 53:
+            exact = np.matmul(a.numpy(force=True).astype(np.int64), b.numpy(force=True).astype(np.int64))
+            return tensor(np.asarray(exact), device=a.device).astype(a.dtype)
+    return product(wide_a, wide_b).astype(int64).astype(a.dtype)
 
 
 @product_out

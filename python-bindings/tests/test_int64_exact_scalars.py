@@ -102,3 +102,17 @@ def test_comparisons_reductions_and_division_stay_exact():
     assert (x // 7).tolist() == [B // 7, C // 7]
     assert (x % C).tolist() == [B % C, 0]
     assert (x // C).tolist() == [B // C, 1]
+
+
+def test_integer_matrix_products_beyond_2_53_are_exact():
+    a = gg.tensor([[B, C], [1, 2]])
+    b = gg.tensor([[1, 3], [1, 5]])
+    expected = [[i64(B + C), i64(3 * B + 5 * C)], [3, 13]]
+    assert (a @ b).tolist() == expected
+    assert gg.mm(a, b).tolist() == expected
+    assert gg.bmm(a[None], b[None]).tolist() == [expected]
+    assert gg.tensor([B, 3]).dot(gg.tensor([1, 1])).item() == B + 3
+    assert a.mv(gg.tensor([1, 1])).tolist() == [i64(B + C), 3]
+    assert (gg.tensor([[2**62, 2**62]]) @ gg.tensor([[2], [2]])).tolist() == [[0]]  # wraps, as PyTorch's int64
+    small = gg.tensor([[3]], dtype=gg.int32) @ gg.tensor([[2**30]], dtype=gg.int32)
+    assert small.dtype == gg.int32 and small.tolist() == [[-2**30]]  # 3 * 2**30 wrapped in int32
