@@ -185,16 +185,10 @@ py::object handle_attr(PyObject* tensor) {
   return attr_of(tensor, h_name);
 }
 
-// The lazy::Handle a `_h` object wraps. An exact Lazy object's pointer is read from its
-// instance as pybind11's caster reads it, without the caster's lookup of the type's record by
-// the C++ type (about 200 instructions a call); anything else goes through the caster, with its
-// errors.
+// The lazy::Handle a `_h` object wraps: an exact Lazy object's read directly (exact_handle,
+// handle_list_caster.h); anything else goes through the caster, with its errors.
 lazy::Handle* handle_ptr(const py::object& h) {
-  static const py::detail::type_info* const info = py::detail::get_type_info(typeid(lazy::Handle));
-  if (info != nullptr && Py_TYPE(h.ptr()) == info->type) {
-    void* v = reinterpret_cast<py::detail::instance*>(h.ptr())->get_value_and_holder(info).value_ptr();
-    if (v != nullptr) return static_cast<lazy::Handle*>(v);
-  }
+  if (lazy::Handle* p = exact_handle(h.ptr())) return p;
   return h.cast<lazy::Handle*>();
 }
 

@@ -6,6 +6,7 @@
 #include "glassgrad/autodiff/attrs.h"
 #include "glassgrad/autodiff/types.h"
 #include "glassgrad/runtime/lazy.h"
+#include "handle_list_caster.h"
 
 namespace glassgrad {
 namespace py = pybind11;
