@@ -28,6 +28,9 @@
 //                         (float and double), 64 x 128 and 128 x 128 (float). A single product
 //                         that would leave the GPU idle splits k; gg_matmul_reduce adds the
 //                         partitions in order (docs/cuda.md, "Kernels").
+//   gg_matmul_<a>n_dense  the 128 x 128 float tiles when both operands may be read 16 bytes at
+//                         a time and B is row-major (gemm_dense.cuh; docs/cuda.md, "Dense float
+//                         products")
 //   gg_matmul             64 x 64 shared-memory tiles over any strides (the rest)
 //   gg_matmul_dot         one warp per output for few outputs over a long k
 //   gg_matmul_thread      one thread per output for a short k over a few tiles' worth of outputs
@@ -64,12 +67,17 @@
   K(gg_matmul_tt64x128, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
     gg_mm::tiled<T, gg_mm::Tile64x128, gg_mm::Layout_tt>(g, c, a, b, ws))                                     \
   K(gg_matmul_tt128x128, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
-    gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_tt>(g, c, a, b, ws))
+    gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_tt>(g, c, a, b, ws))                                    \
+  K(gg_matmul_nn_dense, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
+    gg_mm::dense<gg_mm::Layout_nn>(g, c, a, b, ws))                                                           \
+  K(gg_matmul_tn_dense, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
+    gg_mm::dense<gg_mm::Layout_tn>(g, c, a, b, ws))
 
 GG_DECLARE_KERNELS(GG_MATMUL_KERNELS)
 
 #ifndef GG_CUDA_HOST
 // ---- device part -------------------------------------------------------------------------------
+#include "gemm_dense.cuh"
 #include "gemm_engine.cuh"
 #include "gemm_tile.cuh"
 
@@ -166,6 +174,44 @@ __device__ void tiled(const GGMatmul& g, T* c, const T* a, const T* b, T* ws) {
         gg::zero<T, Cfg>(acc);
         gg::tile_product<T, Cfg>(oa, ob, M, N, tm * Cfg::BM, tn * Cfg::BN, 0, K, acc);
         gg::tile_store<T, Cfg>(oc, M, N, tm * Cfg::BM, tn * Cfg::BN, acc);
+      }
+  }
+}
+
+// tiled() for float operands that gemm_dense.cuh reads 16 bytes at a time (the launcher's
+// dense_operand holds for both, every batch offset included): the 128 x 128 tile.
+template <typename L>
+__device__ void dense(const GGMatmul& g, float* c, const float* a, const float* b, float* ws) {
+  typedef gg::DenseTile Cfg;
+  const int M = (int)g.M, N = (int)g.N, K = (int)g.K;
+  const int lda = (int)(L::a_kfast ? g.a_sm : g.a_sk), ldb = (int)(L::b_kfast ? g.b_sn : g.b_sk);
+  const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+  if (g.splits > 1) {
+    const int chunk = gg::split_chunk<Cfg::BK>(K, g.splits);
+    for (int z = blockIdx.z; z < g.splits; z += gridDim.z)
+      for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
+        for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
+          const int kbeg = z * chunk, kend = min(kbeg + chunk, K);
+          float acc[Cfg::TM][Cfg::TN];
+          gg::zero<float, Cfg>(acc);
+          if (kbeg < kend)
+            gg::dense_tile_product<Cfg, L::a_kfast, L::b_kfast>(a, lda, b, ldb, M, N, tm * Cfg::BM, tn * Cfg::BN, kbeg,
+                                                           kend, acc);
+          gg::tile_store<float, Cfg>(gg::PartialStore<float>{ws + (int64_t)z * M * N, N}, M, N, tm * Cfg::BM,
+                                     tn * Cfg::BN, acc);
+        }
+    return;
+  }
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const float* az = a + gg::strided_offset(z, g.batch_rank, g.batch_size, g.a_bstride);
+    const float* bz = b + gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride);
+    const DenseC<float> oc{c + z * g.M * g.N, N, bias_of<float>(g), g.bias_sn};
+    for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
+      for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
+        float acc[Cfg::TM][Cfg::TN];
+        gg::zero<float, Cfg>(acc);
+        gg::dense_tile_product<Cfg, L::a_kfast, L::b_kfast>(az, lda, bz, ldb, M, N, tm * Cfg::BM, tn * Cfg::BN, 0, K, acc);
+        gg::tile_store<float, Cfg>(oc, M, N, tm * Cfg::BM, tn * Cfg::BN, acc);
       }
   }
 }
@@ -404,6 +450,18 @@ bool tiles_take(int64_t rows, int64_t k, int64_t sr, int64_t sk, bool& kfast) {
   return false;
 }
 
+// Whether an operand viewed as rows x k suits gemm_dense.cuh (16-byte loads): its base and every
+// batch offset 16-byte aligned, its rows (ld) a multiple of 4 words apart, and a multiple of 4
+// along its unit stride (k when kfast, rows otherwise).
+bool dense_operand(const void* p, int64_t rows, int64_t k, int64_t sr, int64_t sk, bool kfast, const int64_t* bstride,
+                   int rank) {
+  if ((reinterpret_cast<uintptr_t>(p) & 15) != 0) return false;
+  if ((kfast ? sr : sk) % 4 != 0 || (kfast ? k : rows) % 4 != 0) return false;
+  for (int d = 0; d < rank; ++d)
+    if (bstride[d] % 4 != 0) return false;
+  return true;
+}
+
 template <template <typename> class K, typename T>
 void launch_tiled(DeviceState& s, CUstream st, const LaunchSite& site, const TiledChoice& ch, const GGMatmul& g, T* c,
                   const T* a, const T* b, T* ws) {
@@ -416,7 +474,7 @@ void launch_tiled(DeviceState& s, CUstream st, const LaunchSite& site, const Til
 // The tiled kernel of layout (a_kfast, b_kfast) and tile: the rows of matmul.cu's table.
 template <typename T>
 void launch_layout(DeviceState& s, CUstream st, const LaunchSite& site, const TiledChoice& ch, const GGMatmul& g, T* c,
-                   const T* a, const T* b, T* ws, bool a_kfast, bool b_kfast) {
+                   const T* a, const T* b, T* ws, bool a_kfast, bool b_kfast, bool dense) {
 #define GG_MM_TILES(ab)                                                                                      \
   do {                                                                                                      \
     if constexpr (std::is_same<T, float>::value) {                                                          \
@@ -425,6 +483,15 @@ void launch_layout(DeviceState& s, CUstream st, const LaunchSite& site, const Ti
     }                                                                                                       \
     return launch_tiled<kernels::gg_matmul_##ab##32x64, T>(s, st, site, ch, g, c, a, b, ws);                  \
   } while (0)
+  // gemm_dense.cuh's tiles take a row-major B only: with B k-contiguous (a Linear layer's forward
+  // reads W^T) they ran 10-20% slower than the gathered tiles (docs/cuda.md, "Dense float
+  // products").
+  if constexpr (std::is_same<T, float>::value) {
+    if (ch.tile == 2 && dense && !b_kfast) {
+      if (a_kfast) return launch_tiled<kernels::gg_matmul_nn_dense, T>(s, st, site, ch, g, c, a, b, ws);
+      return launch_tiled<kernels::gg_matmul_tn_dense, T>(s, st, site, ch, g, c, a, b, ws);
+    }
+  }
   if (a_kfast && !b_kfast) GG_MM_TILES(nn);
   if (a_kfast && b_kfast) GG_MM_TILES(nt);
   if (!a_kfast && !b_kfast) GG_MM_TILES(tn);
@@ -505,7 +572,9 @@ void run_matmul(const KernelContext& c) {
       GGMatmul gt = g;
       gt.splits = static_cast<int32_t>(ch.splits);
       T* ws = ch.splits > 1 ? static_cast<T*>(c.workspace) : nullptr;
-      launch_layout<T>(s, st, site, ch, gt, cp, ap, bp, ws, a_kfast, b_kfast);
+      const bool dense = dense_operand(ap, g.M, g.K, g.a_sm, g.a_sk, a_kfast, g.a_bstride, g.batch_rank) &&
+                         dense_operand(bp, g.N, g.K, g.b_sn, g.b_sk, b_kfast, g.b_bstride, g.batch_rank);
+      launch_layout<T>(s, st, site, ch, gt, cp, ap, bp, ws, a_kfast, b_kfast, dense);
       if (ch.splits > 1)
         launch<kernels::gg_matmul_reduce<T>>(s, st, Dim3{blocks_for(s, g.M * g.N * (ch.splits >= 8 ? 8 : 1), 256)},
                                              Dim3{256}, site, gt, cp, static_cast<const T*>(ws));
