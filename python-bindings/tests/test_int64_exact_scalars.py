@@ -116,3 +116,14 @@ def test_integer_matrix_products_beyond_2_53_are_exact():
     assert (gg.tensor([[2**62, 2**62]]) @ gg.tensor([[2], [2]])).tolist() == [[0]]  # wraps, as PyTorch's int64
     small = gg.tensor([[3]], dtype=gg.int32) @ gg.tensor([[2**30]], dtype=gg.int32)
     assert small.dtype == gg.int32 and small.tolist() == [[-2**30]]  # 3 * 2**30 wrapped in int32
+
+
+def test_integer_einsum_beyond_2_53_is_exact():
+    a = gg.tensor([[B, C], [1, 2]])
+    assert gg.einsum("i,i->", gg.tensor([B, C]), gg.tensor([1, 1])).item() == i64(B + C)
+    assert gg.einsum("ij,jk->ik", a, gg.tensor([[1], [3]])).tolist() == [[i64(B + 3 * C)], [7]]
+    assert gg.einsum("...j,j->...", a, gg.tensor([1, 3])).tolist() == [i64(B + 3 * C), 7]
+    assert gg.einsum("i,j->ij", gg.tensor([B]), gg.tensor([1, 3])).tolist() == [[B, i64(3 * B)]]
+    assert gg.einsum("ii->i", a).tolist() == [B, 2]
+    small = gg.einsum("i,i->", gg.tensor([2, 3], dtype=gg.int32), gg.tensor([1, 1], dtype=gg.int32))
+    assert small.dtype == gg.int32 and small.item() == 5
