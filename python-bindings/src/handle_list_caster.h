@@ -4,8 +4,9 @@
 // looks up the type's record by the C++ type (about 350 instructions an item; a ResNet-18's 62
 // parameters cost about 22k a call, docs/performance.md "eleventh round"). Here an exact
 // _C.Lazy item's pointer is read from its instance as that caster reads it; anything else (a
-// subclass, None, a wrong type) and any sequence other than a list go through pybind11's own
-// casters, with their results and errors.
+// subclass, a wrong type) and any sequence other than a list go through pybind11's own casters,
+// with their results and errors. None, which pybind11's caster turns into a null pointer that
+// the runtime would dereference, is refused as a wrong type (TypeError): no list holds a null.
 #pragma once
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -35,7 +36,10 @@ struct type_caster<std::vector<glassgrad::lazy::Handle*>>
     : list_caster<std::vector<glassgrad::lazy::Handle*>, glassgrad::lazy::Handle*> {
   bool load(handle src, bool convert) {
     if (!PyList_CheckExact(src.ptr())) {
-      return list_caster<std::vector<glassgrad::lazy::Handle*>, glassgrad::lazy::Handle*>::load(src, convert);
+      if (!list_caster<std::vector<glassgrad::lazy::Handle*>, glassgrad::lazy::Handle*>::load(src, convert)) return false;
+      for (glassgrad::lazy::Handle* h : value)
+        if (h == nullptr) return false;  // None: refused (pybind11's TypeError), never dereferenced
+      return true;
     }
     const Py_ssize_t n = PyList_GET_SIZE(src.ptr());
     value.clear();
@@ -48,7 +52,9 @@ struct type_caster<std::vector<glassgrad::lazy::Handle*>>
       }
       make_caster<glassgrad::lazy::Handle*> conv;
       if (!conv.load(item, convert)) return false;
-      value.push_back(cast_op<glassgrad::lazy::Handle*>(std::move(conv)));
+      glassgrad::lazy::Handle* h = cast_op<glassgrad::lazy::Handle*>(std::move(conv));
+      if (h == nullptr) return false;  // None: refused (pybind11's TypeError), never dereferenced
+      value.push_back(h);
     }
     return true;
   }

@@ -39,3 +39,26 @@ def test_clear_grads_of_a_list_clears_each_gradient():
     np.testing.assert_allclose(b.grad.numpy(), [1.0, 1.0])
     _C.clear_grads([w._h, b._h])
     assert w.grad is None and b.grad is None
+
+
+def test_none_in_a_handle_list_is_a_type_error_not_a_crash():
+    # pybind11's caster turns None into a null handle, which the runtime dereferenced (the
+    # interpreter died); a child process keeps a regression from taking the test run with it.
+    import subprocess
+    import sys
+    code = (
+        "import glassgrad as gg\n"
+        "from glassgrad import _C\n"
+        "x = gg.ones(2, requires_grad=True)\n"
+        "for bad in ([None], [x._h, None], (None,), (x._h, None)):\n"
+        "    for fn in (_C.lazy_have_grads, _C.lazy_unrealized, _C.lazy_views, _C.clear_grads):\n"
+        "        try:\n"
+        "            fn(bad)\n"
+        "        except TypeError as e:\n"
+        "            assert 'incompatible function arguments' in str(e), e\n"
+        "        else:\n"
+        "            raise SystemExit(f'{fn.__name__}({bad!r}) accepted None')\n"
+        "print('ok')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", (run.returncode, run.stdout, run.stderr[-2000:])
