@@ -20,8 +20,11 @@ def pool_arguments(where: str, kernel_size, stride, padding):
     k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
     s = _args.int_pair(stride, "stride", where, minimum=1) if stride is not None and stride != [] else k
     p = _args.int_pair(padding, "padding", where, minimum=0)
-    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise _C.InvalidArgumentError(f"{where}: padding {p} must be at most half the kernel size {k}\n"
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:  # PyTorch's sentence first, for the first dim too large
+        d = 0 if p[0] > k[0] // 2 else 1
+        raise _C.InvalidArgumentError(f"{where}: pad should be at most half of effective kernel size, but got "
+                                      f"pad={p[d]}, kernel_size={k[d]} and dilation=1\n  cause: padding {p} must be "
+                                      f"at most half the kernel size {k}\n"
                                       f"  fix: padding <= {(k[0] // 2, k[1] // 2)}, or a larger kernel")
     return k, s, p
 

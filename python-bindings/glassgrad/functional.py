@@ -68,8 +68,9 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
     if approximate != "none" and approximate != "tanh":  # PyTorch's sentence first for a str it does not know
         fix = "approximate='tanh' for the tanh formula"
-        if not isinstance(approximate, str):
-            _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix=fix)
+        if not isinstance(approximate, str):  # PyTorch's parser: a TypeError
+            raise _args.InvalidArgumentTypeError(f"gelu(): argument 'approximate' must be str, not "
+                                                 f"{type(approximate).__name__}\n  fix: {fix}")
         with _args.pytorch_says("approximate argument must be either none or tanh."):
             _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix=fix)
     return _op("GELU" if approximate == "none" else "GELUTanh", [input])

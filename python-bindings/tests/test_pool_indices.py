@@ -195,4 +195,4 @@ def test_max_pool2d_refuses_an_empty_output_and_bad_dilation():
     with pytest.raises(gg.ShapeError, match="output would be empty"):
         F.max_pool2d(gg.randn(1, 1, 3, 3), 2, dilation=3)
     with pytest.raises(gg.InvalidArgumentError, match="dilation"):
-        nn.MaxPool2d(2, dilation=0)
+        nn.MaxPool2d(2, dilation=0)(gg.randn(1, 1, 4, 4))  # refused by the call, as PyTorch's

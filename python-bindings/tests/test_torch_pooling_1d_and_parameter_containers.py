@@ -45,8 +45,11 @@ def test_pooling_modules_print_as_torchs_and_refuse_what_torch_refuses():
     want_values, want_indices = torch.nn.AdaptiveMaxPool2d(2, return_indices=True)(torch.tensor(X2))
     np.testing.assert_array_equal(indices.numpy(), want_indices.numpy())
     np.testing.assert_allclose(values.numpy(), want_values.numpy(), rtol=1e-12)
-    with pytest.raises(ValueError, match="padding"):
-        nn.MaxPool1d(2, padding=2)
+    layer, theirs = nn.MaxPool1d(2, padding=2), torch.nn.MaxPool1d(2, padding=2)  # both build; the call refuses
+    with pytest.raises(RuntimeError, match="padding should be at most half"):
+        theirs(torch.tensor(X1))
+    with pytest.raises(ValueError, match="pad should be at most half"):
+        layer(gg.tensor(X1))
 
 
 def _models():

@@ -329,8 +329,7 @@ class GELU(Module):
 
     def __init__(self, approximate: str = "none"):
         super().__init__()
-        self.approximate = _args.choice(approximate, "approximate", _args.call("GELU", approximate=approximate),
-                                        ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
+        self.approximate = approximate  # as given: the forward refuses another, as PyTorch's does
 
     def forward(self, input):
         return F.gelu(input, self.approximate)
@@ -517,9 +516,7 @@ class MaxPool2d(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
-        where = _args.call("MaxPool2d", kernel_size)
-        F.pool_arguments(where, kernel_size, stride, padding)
-        F.max_pool_dilation(where, dilation)
+        # kept as given: the forward checks them, as PyTorch's does (docs/porting.md)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
@@ -539,9 +536,7 @@ class AvgPool2d(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
-        where = _args.call("AvgPool2d", kernel_size)
-        F.pool_arguments(where, kernel_size, stride, padding)
-        F.avg_pool_divisor(where, divisor_override)
+        # kept as given: the forward checks them, as PyTorch's does (docs/porting.md)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from .. import _args
 from .. import _pooling_1d as P
-from .._factories import zeros
 from .module import Module
 
 
@@ -20,8 +19,7 @@ class MaxPool1d(Module):
         super().__init__()
         self.kernel_size, self.stride = kernel_size, stride if stride is not None else kernel_size
         self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
-        P.max_pool1d(zeros(1, 1, 2 * _single(kernel_size)[0] + 1), kernel_size, stride, padding, dilation, ceil_mode,
-                     return_indices)
+        # kept as given: the forward checks them, as PyTorch's does (docs/porting.md)
 
     def forward(self, input):
         return P.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
@@ -40,8 +38,7 @@ class AvgPool1d(Module):
         self.kernel_size = _single(kernel_size)
         self.stride = _single(stride if stride is not None else kernel_size)
         self.padding, self.ceil_mode, self.count_include_pad = _single(padding), ceil_mode, count_include_pad
-        P.avg_pool1d(zeros(1, 1, 2 * self.kernel_size[0] + 1), kernel_size, stride, padding, ceil_mode,
-                     count_include_pad)
+        # the forward checks them, as PyTorch's does (docs/porting.md)
 
     def forward(self, input):
         return P.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
