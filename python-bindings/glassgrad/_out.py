@@ -97,13 +97,17 @@ def factory_out(fn: _Fn) -> _Fn:
                 kwargs["dtype"] = out.dtype
             if kwargs.get("device") is None:
                 kwargs["device"] = out.device
+        # requires_grad=True with out=: PyTorch writes the values, then makes out a leaf that
+        # requires grad (out.requires_grad_()); the values themselves are made without it
+        requires_grad = bool(kwargs.pop("requires_grad", False)) and isinstance(out, Tensor)
         result = fn(*args, **kwargs)
         if fn.__name__ == "arange" and isinstance(out, Tensor) and out.numel() not in (0, result.numel()):
             warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} "
                           f"which does not match the computed number of elements {result.numel()}. Note that this "
                           "may occur as a result of rounding error. The out tensor will be resized to a tensor of "
                           f"shape ({result.numel()},).", UserWarning, stacklevel=_trace.user_stacklevel())
-        return write_out(out, result, fn.__name__, warn=False)
+        written = write_out(out, result, fn.__name__, warn=False)
+        return written.requires_grad_(True) if requires_grad else written
     return cast(_Fn, call)
 
 
