@@ -72,7 +72,7 @@ from .nn.functional import relu_  # torch.relu_
 concat = concatenate = cat
 from .functional import (adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, cross_entropy, dropout,
                          elu, flatten, gelu, interpolate, layer_norm, leaky_relu, linear, log_softmax, max_pool2d,
-                         mse_loss, nll_loss, one_hot, pad, relu, reshape, silu, softmax, softplus, where)
+                         mse_loss, nll_loss, one_hot, pad, reshape, silu, softmax, softplus, where)
 from .functional import (gather, index_add, index_fill, index_put, index_select, masked_fill,
                          masked_select, scatter, scatter_add, take_along_dim)
 from .nn import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm,
@@ -139,7 +139,23 @@ del _add_out
 from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu, celu_, channel_shuffle, conv1d, conv3d,
                             conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, group_norm,
                             hardshrink, max_pool1d, max_pool3d, pairwise_distance, pixel_shuffle, pixel_unshuffle,
-                            prelu, rms_norm, selu, selu_, threshold, threshold_)
+                            prelu, rms_norm, selu_, threshold, threshold_)
+
+
+# torch.relu and torch.selu take the input alone (their F spellings add inplace): a second argument
+# is PyTorch's TypeError, where F's inplace reads any number by its truth value.
+from .functional import relu as _f_relu
+from .nn.functional import selu as _f_selu
+
+
+def relu(input):
+    """max(x, 0), elementwise (torch.relu: the input alone; F.relu(x, inplace) writes in place)."""
+    return _f_relu(input)
+
+
+def selu(input):
+    """scale * elu(x, alpha) with SELU's constants (torch.selu: the input alone; F.selu(x, inplace))."""
+    return _f_selu(input)
 from ._float_parts import frexp
 from ._windows import *  # torch.hann_window, ...
 from ._strided import *  # torch.as_strided, as_strided_copy, as_strided_scatter
