@@ -65,7 +65,16 @@ int plain_call(PyObject* self, PyObject* d, PyObject** names) {
   PyObject* scope = PyDict_GetItemWithError(d, s.scope_key);
   if (scope == nullptr) return PyErr_Occurred() ? -1 : 0;
   if (PyTuple_GET_ITEM(n, 0) != reinterpret_cast<PyObject*>(Py_TYPE(self)) || PyTuple_GET_ITEM(n, 1) != scope) return 0;
-  if (PyDict_GET_SIZE(s.global_tables) != 0) return 0;
+  if (PyDict_GET_SIZE(s.global_tables) != 0) {
+    // Global tables stay once made (forward_hooks._table); removing their hooks empties them.
+    // Empty tables run no hook, so the plain path stays due (forward_hooks.has_hooks reads them
+    // alike); a table that is not an exact dict, or holds a hook, leaves the call to Module.__call__.
+    Py_ssize_t pos = 0;
+    PyObject* key = nullptr;
+    PyObject* table = nullptr;
+    while (PyDict_Next(s.global_tables, &pos, &key, &table))
+      if (!PyDict_Check(table) || PyDict_GET_SIZE(table) != 0) return 0;
+  }
   for (PyObject* table : s.hook_tables) {
     const int has = PyDict_Contains(d, table);
     if (has != 0) return has < 0 ? -1 : 0;  // an error, or a table of its own: Module.__call__ decides

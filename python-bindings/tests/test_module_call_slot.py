@@ -238,3 +238,21 @@ def test_calls_on_another_thread_use_that_threads_stacks():
     m(gg.ones(1))
     assert seen == [["Probe"]] * 3
     assert _trace._local.scopes == []
+
+
+def test_global_hooks_registered_then_removed_leave_the_plain_path_due():
+    # The global tables stay once made (emptied by handle.remove()); an empty table runs no hook,
+    # so a plain call must still skip Module.__call__ (it took it for the rest of the process).
+    import glassgrad.nn.modules.module as M
+    handles = [M.register_module_forward_hook(lambda m, i, o: None),
+               M.register_module_forward_pre_hook(lambda m, i: None),
+               M.register_module_full_backward_hook(lambda m, gi, go: None)]
+    net, x = Net(), gg.ones(3)
+    calls, _ = frames_named("__call__", lambda: net(x))
+    assert calls == 3  # hooks present: every layer call runs Module.__call__
+    for h in handles:
+        h.remove()
+    net(x)
+    calls, out = frames_named("__call__", lambda: net(x))
+    assert calls == 0
+    np.testing.assert_allclose(out.numpy(), np.full(3, 6.0, np.float32))
