@@ -20,8 +20,8 @@ import numpy as np
 
 from . import _C, _autocast
 from ._dtypes import DTYPES, plain, result_type
-from ._shapes import bool_product, diagonal, matmul
-from ._tensor import Tensor, _op, tensor
+from ._shapes import bool_product, diagonal, int64_on_host, matmul, sums_pass_float64
+from ._tensor import Tensor, _op
 
 
 def _parse(equation: str, ranks: List[int]):
@@ -74,9 +74,8 @@ def _parse(equation: str, ranks: List[int]):
 
 
 def _beyond_float64(equation: str, operands, wide) -> bool:
-    """Whether an integer einsum's sums may pass 2**53, where float64 rounds them: the product of
-    the operands' largest magnitudes times the count of summed terms (the sizes of the letters
-    left out of the result), read from the operands (which computes them)."""
+    """Whether an integer einsum's sums may pass 2**53 (_shapes.sums_pass_float64), the count of
+    summed terms being the sizes of the letters left out of the result."""
     if any(t.numel() == 0 for t in operands):
         return False
     subs, out = _parse(equation, [t.ndim for t in operands])
@@ -84,11 +83,7 @@ def _beyond_float64(equation: str, operands, wide) -> bool:
     for t, letters in zip(operands, subs):
         for c, n in zip(letters, t.shape):
             size[c] = max(size.get(c, 1), n)
-    terms = math.prod(n for c, n in size.items() if c not in out)
-    largest = wide[0].abs().amax()
-    for w in wide[1:]:
-        largest = largest * w.abs().amax()
-    return largest.item() * terms > 2.0 ** 53
+    return sums_pass_float64(wide, math.prod(n for c, n in size.items() if c not in out))
 
 
 def _distinct(x: Tensor, letters: List[str]):
@@ -191,12 +186,11 @@ def einsum(equation: str, *operands) -> Tensor:
         return y.astype(operands[0].dtype) if set(subs[0]) <= set(out) else y
     if len(kinds) == 1 and kinds <= {"int64", "int32", "uint8", "int8", "int16"}:
         # integers in their dtype, as PyTorch's: through float64 (exact up to 2**53), back through
-        # int64; beyond 2**53 by NumPy's int64 einsum on the host (_exact_on_host)
+        # int64; beyond 2**53 by NumPy's int64 einsum on the host (_shapes.int64_on_host)
         float64, int64 = DTYPES["float64"], DTYPES["int64"]
         wide = [t.astype(float64) for t in operands]
         if _beyond_float64(equation, operands, wide):
-            exact = np.einsum(equation, *[t.numpy(force=True).astype(np.int64) for t in operands])
-            return tensor(np.asarray(exact), device=operands[0].device).astype(operands[0].dtype)
+            return int64_on_host(np.einsum, operands, equation)
         return einsum(equation, *wide).astype(int64).astype(operands[0].dtype)
     subs, out = _parse(equation, [t.ndim for t in operands])
     operands = tuple(_broadcast(operands, subs))

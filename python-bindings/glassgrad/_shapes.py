@@ -601,21 +601,34 @@ def _integral_pair(a: Tensor, b: Tensor) -> bool:
     return a.dtype == b.dtype and a.dtype in ("int64", "int32", "uint8", "int8", "int16")
 
 
+def sums_pass_float64(wide, terms: int) -> bool:
+    """Whether integer products summed `terms` at a time may pass 2**53, where float64 (the MatMul
+    kernels' type for integers) rounds them: the product of the float64 operands' largest
+    magnitudes times `terms`. Reading it computes the operands (docs/porting.md, "Python numbers
+    beside tensors")."""
+    largest = wide[0].abs().amax()
+    for w in wide[1:]:
+        largest = largest * w.abs().amax()
+    return largest.item() * terms > 2.0 ** 53
+
+
+def int64_on_host(numpy_fn, operands, *leading) -> Tensor:
+    """numpy_fn(*leading, *operands as NumPy int64 arrays), exact and wrapping as PyTorch's int64,
+    back in the first operand's dtype and device."""
+    exact = numpy_fn(*leading, *[t.numpy(force=True).astype(np.int64) for t in operands])
+    return tensor(np.asarray(exact), device=operands[0].device).astype(operands[0].dtype)
+
+
 def _integer_product(product, a: Tensor, b: Tensor) -> Tensor:
     """product(a, b) of two integer tensors in their dtype, as PyTorch multiplies them: the MatMul
     kernels take floats, float64 sums integer products exactly while every partial sum stays
     within 2**53, and the way back goes through int64 so that a narrower type wraps as PyTorch's
-    does. Operands whose bound max|a| * max|b| * k (k the summed dim) passes 2**53 (int64 values
-    near 2**62) are multiplied exactly by NumPy's int64 matmul on the host instead, wrapping as
-    PyTorch's; reading the bound computes the operands first (docs/porting.md, "Python numbers
-    beside tensors")."""
+    does. Operands whose sums may pass 2**53 (int64 values near 2**62; sums_pass_float64, k the
+    summed dim) are multiplied by NumPy's int64 matmul on the host instead."""
     float64, int64 = DTYPES["float64"], DTYPES["int64"]
     wide_a, wide_b = a.astype(float64), b.astype(float64)
-    if a.numel() and b.numel():
-        bound = (wide_a.abs().amax() * wide_b.abs().amax()).item() * a.shape[-1]  # type: ignore[attr-defined]  # bound at import
-        if bound > 2.0 ** 53:
-            exact = np.matmul(a.numpy(force=True).astype(np.int64), b.numpy(force=True).astype(np.int64))
-            return tensor(np.asarray(exact), device=a.device).astype(a.dtype)
+    if a.numel() and b.numel() and sums_pass_float64([wide_a, wide_b], a.shape[-1]):
+        return int64_on_host(np.matmul, [a, b])
     return product(wide_a, wide_b).astype(int64).astype(a.dtype)
 
 
