@@ -1572,6 +1572,8 @@ class Tensor:
         _trace._local.differentiations += 1  # _trace.note_differentiation, written out
         retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None
+        if gradient is not None and not isinstance(gradient, Tensor):  # a sequence of one, as PyTorch reads it
+            gradient = gradients.one_gradient(gradient, "backward()")
         if gradient is None:
             shape = self._h.shape
             # PyTorch's RuntimeError, its words alone on the first line (a tensor that requires no grad
@@ -1582,7 +1584,7 @@ class Tensor:
                     f"{list(shape)} ({math.prod(shape)} elements), and gradients start from one number\n  fix: "
                     "reduce it first, e.g. loss.mean().backward(), or pass the gradient: y.backward(gradient)")
         else:
-            g = _coerce(gradient, self)
+            g = gradient
             if g._h.shape != self._h.shape:
                 raise gradients.shape_mismatch(0, g, self)
             if g.dtype != self.dtype:  # PyTorch converts the gradient to the tensor's dtype

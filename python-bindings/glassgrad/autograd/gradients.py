@@ -45,6 +45,40 @@ def shape_mismatch(i: int, g: Tensor, out: Tensor) -> RuntimeError:
                         "torch.ones_like(output))")
 
 
+def gradients_as_tuple(grads, n: int, call: str) -> tuple:
+    """PyTorch's reading of the gradients given for n outputs (autograd.grad's grad_outputs,
+    autograd.backward's grad_tensors, Tensor.backward's gradient): None is none for every output,
+    a Tensor the one gradient, anything else is iterated, so a number is Python's TypeError
+    ('float' object is not iterable) as PyTorch's tuple() of it; entries past the n outputs are
+    dropped, as PyTorch's zip with the outputs drops them; each entry left is a Tensor or None."""
+    if grads is None:
+        return (None,) * n
+    if isinstance(grads, Tensor):
+        return (grads,)
+    try:
+        items = tuple(grads)
+    except TypeError as e:
+        raise TypeError(f"{e}\n  {call}: the gradient is a Tensor (or a sequence of Tensors, one per output), got "
+                        f"{type(grads).__name__}\n  fix: torch.tensor({grads!r}) as the gradient, or scale the "
+                        f"output: (loss * {grads!r}).backward()") from None
+    for i, g in enumerate(items[:n]):
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}\n  {call}: "
+                            f"gradient {i} is a {type(g).__name__}\n  fix: torch.ones_like(output) * value, a "
+                            "Tensor of the output's shape")
+    return items[:n]
+
+
+def one_gradient(gradient, call: str):
+    """Tensor.backward's gradient as PyTorch reads it (gradients_as_tuple for one output):
+    a Tensor, or None."""
+    items = gradients_as_tuple(gradient, 1, call)
+    if not items:
+        raise RuntimeError(f"got 1 tensors and 0 gradients\n  {call}: an empty sequence as the gradient\n"
+                           "  fix: backward() for a scalar output, or backward(gradient) with a Tensor")
+    return items[0]
+
+
 def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str, create_graph: bool = False):
     """One scalar (or seeded) root standing for every output: sum_i <output_i, grad_output_i>,
     whose gradient is exactly grad_output_i at output_i."""
@@ -62,8 +96,6 @@ def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str, create_graph:
             if out.numel() != 1:
                 raise RuntimeError(f"grad can be implicitly created only for scalar outputs\n  {call}: output {i} "
                                    f"has shape {list(out.shape)}\n  fix: pass grad_outputs (e.g. torch.ones_like(out))")
-        elif not isinstance(g, Tensor):
-            raise TypeError(f"{call}: grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
         elif tuple(g.shape) != tuple(out.shape):
             raise shape_mismatch(i, g, out)
         pairs.append((out, g))
@@ -110,7 +142,7 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
     ins = _as_tuple(inputs, "inputs")
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs)
+    grads_out = gradients_as_tuple(grad_outputs, len(outs), "autograd.grad()")
     loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()", create_graph)
     with _backward_end.scope():  # register_multi_grad_hook's callbacks run as it ends
         grads = _input_gradients(loss, seed, ins, retain_graph, create_graph, "autograd.grad")
@@ -145,7 +177,7 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     if grad_outputs is None:
         raise RuntimeError("autograd.grad(): is_grads_batched=True needs grad_outputs with a leading batch dimension"
                            "\n  fix: grad(outputs, inputs, grad_outputs=torch.eye(n), is_grads_batched=True)")
-    seeds = _as_tuple_or_none(grad_outputs)
+    seeds = gradients_as_tuple(grad_outputs, len(_as_tuple(outputs, "outputs")), "autograd.grad()")
     sizes = {g.shape[0] for g in seeds if g is not None and g.dim() > 0}
     if len(sizes) != 1 or any(g is not None and g.dim() == 0 for g in seeds):
         raise RuntimeError("autograd.grad(): with is_grads_batched=True every grad_output needs the same leading batch "
@@ -170,12 +202,6 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
     ins = _as_tuple(inputs, "inputs")
     return tuple(stack(list(entries)) if entries[0] is not None else zeros_like(x) if materialize_grads else None
                  for x, entries in zip(ins, zip(*per_entry)))
-
-
-def _as_tuple_or_none(x) -> tuple:
-    if isinstance(x, Tensor) or x is None:
-        return (x,)
-    return tuple(x)
 
 
 def _require_grad(inputs: tuple, call: str, words: str) -> None:
@@ -220,7 +246,7 @@ def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] 
     outs = _as_tuple(tensors, "tensors")
     if not outs:
         raise RuntimeError("backward(): no tensors given\n  fix: autograd.backward(loss)")
-    grads_out = (None,) * len(outs) if grad_tensors is None else _as_tuple_or_none(grad_tensors)
+    grads_out = gradients_as_tuple(grad_tensors, len(outs), "autograd.backward()")
     loss, seed = _loss_and_seed(outs, grads_out, "autograd.backward()", create_graph)
     loss.backward(seed, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
