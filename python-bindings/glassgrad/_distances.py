@@ -2,7 +2,7 @@
 cosine_similarity, pairwise_distance, normalize (composites of elementwise ops and norms)."""
 from __future__ import annotations
 
-from . import _C, _autocast, _dtypes
+from . import _C, _args, _autocast, _dtypes
 from ._inplace import _type_name
 from ._shapes import broadcast_tensors
 from ._tensor import Tensor, _op
@@ -30,6 +30,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """PyTorch's F.pairwise_distance: ||x1 - x2 + eps||_p over the last dimension."""
+    _args.python_bool(keepdim, "keepdim", "pairwise_distance", "keepdim=True or keepdim=False")
     d = x1 - x2
     if d.requires_grad:  # PyTorch's graph: NormBackward1 of AddBackward1 (a tensor and a number) of the difference
         d = _op("AddScalar", [d], {"value": float(eps), "torch_node": "AddBackward1", "torch_operands": [0]})

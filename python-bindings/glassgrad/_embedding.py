@@ -21,7 +21,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C
+from . import _C, _args
 from ._indexing import gather, index_add, index_select, known_index_values
 from ._runtime import no_grad, realize
 from ._factories import zeros
@@ -138,6 +138,14 @@ def lookup(flat: Tensor, weight: Tensor, padding_idx: Optional[int], scale_grad_
     return rows
 
 
+def _flags(where_: str, **given) -> None:
+    """PyTorch's embedding ops take these switches as Python bools only: anything else (1, None,
+    a NumPy bool) is its argument parser's TypeError, '<op>(): argument 'sparse' (position 5) must
+    be bool, not int'. The layers keep them as given, so their call raises it (docs/porting.md)."""
+    for name, (value, position) in given.items():
+        _args.python_bool(value, name, where_, f"{name}=True or {name}=False", position)
+
+
 def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
@@ -148,9 +156,10 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     pad = padding_index(padding_idx, weight.shape[0], where_)
     idx = _indices(input, weight, where_, "embedding")
     flat = idx.reshape(-1)
+    _flags(where_, scale_grad_by_freq=(scale_grad_by_freq, 4), sparse=(sparse, 5))
     if max_norm is not None:
         renorm_(weight, flat, max_norm, norm_type)
-    rows = lookup(flat, weight, pad, bool(scale_grad_by_freq))
+    rows = lookup(flat, weight, pad, scale_grad_by_freq)
     shape = [*idx.shape, weight.shape[1]]
     if not rows.requires_grad:
         return rows.reshape(*shape)
@@ -225,6 +234,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
         raise _C.InvalidArgumentError("max mode does not support sparse weights\n  fix: sparse=False")
     pad = padding_index(padding_idx, weight.shape[0], where_)
     idx = _indices(input, weight, where_, "embedding_bag")
+    # a 2-D input is bags of its rows: PyTorch sets include_last_offset False for it, unread
+    last = {"include_last_offset": (include_last_offset, 8)} if idx.ndim != 2 else {}
+    _flags(where_, scale_grad_by_freq=(scale_grad_by_freq, 4), sparse=(sparse, 6), **last)
     flat, bag, nbags = _bags(idx, offsets, include_last_offset, where_)
     if max_norm is not None:
         renorm_(weight, flat, max_norm, norm_type)
@@ -234,7 +246,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     n, d = flat.shape[0], weight.shape[1]
     dev, dt = weight.device, weight._h.dtype
     in_bag = bag >= 0  # positions past the last bag (include_last_offset) belong to none
-    rows = lookup(flat, weight, None, bool(scale_grad_by_freq))
+    rows = lookup(flat, weight, None, scale_grad_by_freq)
     if mode == "max":
         keep = in_bag & (flat.numpy(force=True) != pad) if pad is not None else in_bag  # the layout needs the values
         return _bag_max(rows, bag, keep, nbags, d)

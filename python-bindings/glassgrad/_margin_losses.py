@@ -73,6 +73,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     if not (anchor.ndim == positive.ndim == negative.ndim):
         raise _C.ShapeError(f"{where_}: anchor {list(anchor.shape)}, positive {list(positive.shape)} and negative "
                             f"{list(negative.shape)} must have the same number of dimensions\n  fix: (N, D) each")
+    _args.python_bool(swap, "swap", where_, "swap=True or swap=False", 7)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:

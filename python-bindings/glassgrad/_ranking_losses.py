@@ -71,7 +71,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     where_ = "triplet_margin_with_distance_loss"
     reduction = _reduction(None, None, reduction, where_, strict=True)
     margin = _args.real(margin, "margin", where_)
-    swap = _args.flag(swap, "swap", where_)
+    swap = _args.switch(swap)  # PyTorch reads it in Python (`if swap:`)
     if margin <= 0:
         raise _C.InvalidArgumentError(f"{where_}: margin must be greater than 0, got {margin}\n  fix: margin=1.0")
     if not (anchor.ndim == positive.ndim == negative.ndim):

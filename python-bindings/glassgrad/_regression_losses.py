@@ -98,7 +98,7 @@ def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str
                           "'batchmean' divides only by the batch size, and aligns with the KL div math definition. "
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                           stacklevel=_trace.user_stacklevel())
-    _args.flag(log_target, "log_target", where_)
+    _args.python_bool(log_target, "log_target", where_, "log_target=True or log_target=False")
     t = _tensor_like(target, input)
     refuse_integral_kl_div(input, t, "F.kl_div")
     if log_target:

@@ -97,7 +97,7 @@ def test_legacy_size_average_0_sums():
 @pytest.mark.parametrize("make,text", [(lambda: nn.LSTM(3, 4, bias=0), "bias should be of type bool, got: int"),
                                        (lambda: nn.GRU(3, 4, batch_first=None),
                                         "batch_first should be of type bool, got: NoneType"),
-                                       (lambda: nn.KLDivLoss(log_target=1), "log_target"),
+                                       (lambda: nn.KLDivLoss(log_target=1, reduction="batchmean")(gg.zeros(2), gg.zeros(2)), "log_target"),
                                        (lambda: F.dropout(gg.ones(2), 0.5, training=1), "training")])
 def test_arguments_pytorch_reads_as_bools_stay_type_errors(make, text):
     with pytest.raises(TypeError, match=text):

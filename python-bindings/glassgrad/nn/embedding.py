@@ -31,8 +31,8 @@ class _Table(Module):
             _args.real(max_norm, "max_norm", where, minimum=0.0)
         _args.real(norm_type, "norm_type", where, as_float=True)
         self.max_norm, self.norm_type = max_norm, norm_type  # as given: the repr prints them as PyTorch's does
-        self.scale_grad_by_freq = _args.flag(scale_grad_by_freq, "scale_grad_by_freq", where)
-        self.sparse = _args.flag(sparse, "sparse", where)
+        # as given, as PyTorch keeps them: the lookup refuses a switch that is no bool (_embedding._flags)
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         shape = (self.num_embeddings, self.embedding_dim)
         if _weight is None:
             values = generator().standard_normal(shape).astype(parameter_dtype(dtype, where))
@@ -98,7 +98,7 @@ class Embedding(_Table):
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         s = self._table_repr(s)
-        return s + (", sparse=True" if self.sparse else "")
+        return s + (", sparse=True" if self.sparse is not False else "")
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: Optional[int] = None,
@@ -123,7 +123,7 @@ class EmbeddingBag(_Table):
         self._table("EmbeddingBag", num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                     scale_grad_by_freq, sparse, _weight, True, device, dtype)
         self.mode = mode
-        self.include_last_offset = _args.flag(include_last_offset, "include_last_offset", "EmbeddingBag")
+        self.include_last_offset = include_last_offset
 
     def forward(self, input: Tensor, offsets: Optional[Tensor] = None,
                 per_sample_weights: Optional[Tensor] = None) -> Tensor:

@@ -27,7 +27,7 @@ class TripletMarginWithDistanceLoss(_Loss):
                  reduction: str = "mean"):
         super().__init__(None, None, reduction)
         where = "TripletMarginWithDistanceLoss"
-        self.margin, self.swap = _args.real(margin, "margin", where), _args.switch(swap)
+        self.margin, self.swap = _args.real(margin, "margin", where), swap  # as given, as PyTorch keeps it
         if self.margin <= 0:
             _args.fail(where, "margin", "a number > 0", margin, fix="margin=1.0")
         if distance_function is not None and not callable(distance_function):
@@ -47,7 +47,7 @@ class CTCLoss(_Loss):
     def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
         super().__init__(None, None, reduction)
         self.blank = _args.integer(blank, "blank", "CTCLoss", minimum=0)
-        self.zero_infinity = _args.flag(zero_infinity, "zero_infinity", "CTCLoss")
+        self.zero_infinity = zero_infinity  # as given, as PyTorch keeps it: F.ctc_loss refuses one that is no bool
 
     def forward(self, log_probs: Tensor, targets, input_lengths, target_lengths) -> Tensor:
         return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,

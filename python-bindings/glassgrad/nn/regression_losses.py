@@ -43,7 +43,7 @@ class KLDivLoss(_Loss):
             self.reduction = "batchmean"
         else:
             super().__init__(size_average, reduce, reduction)
-        self.log_target = _args.flag(log_target, "log_target", "KLDivLoss")
+        self.log_target = log_target  # as given, as PyTorch keeps it: F.kl_div refuses one that is no bool
 
     def forward(self, input: Tensor, target) -> Tensor:
         return R.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
@@ -121,7 +121,7 @@ class TripletMarginLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         where = "TripletMarginLoss"
         self.margin, self.p = _args.real(margin, "margin", where), _args.real(p, "p", where, as_float=True)
-        self.eps, self.swap = _args.real(eps, "eps", where), _args.flag(swap, "swap", where)
+        self.eps, self.swap = _args.real(eps, "eps", where), swap  # swap as given: F.triplet_margin_loss checks it
         if self.margin <= 0:
             raise _C.InvalidArgumentError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} "
                                           f"instead\n  fix: TripletMarginLoss(margin=1.0)")
@@ -174,7 +174,7 @@ class PairwiseDistance(Module):
         # p=inf (the largest difference) and -inf (the smallest) are norms F.pairwise_distance takes
         self.norm = p if isinstance(p, float) and math.isinf(p) else _args.real(p, "p", where)
         self.eps = _args.real(eps, "eps", where)
-        self.keepdim = _args.flag(keepdim, "keepdim", where)
+        self.keepdim = keepdim  # as given, as PyTorch keeps it: F.pairwise_distance refuses one that is no bool
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
         return _distances.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -131,7 +131,7 @@ class RNNBase(Module):
             f"hidden_size should be of type int, got: {type(hidden_size).__name__}", fix=f"{name}({input_size}, 128)")
         self.num_layers = _args.integer_as_pytorch(num_layers, "num_layers", where, 1,
                                                    "num_layers must be greater than zero", fix="num_layers=1")
-        # PyTorch's RNNBase checks these two as bools (bidirectional too, at the forward's call)
+        # PyTorch's RNNBase checks these two as bools (bidirectional at the forward's call, _run)
         with _args.pytorch_says(f"bias should be of type bool, got: {type(bias).__name__}"):
             self.bias = _args.flag(bias, "bias", where)
         with _args.pytorch_says(f"batch_first should be of type bool, got: {type(batch_first).__name__}"):
@@ -142,7 +142,7 @@ class RNNBase(Module):
         if isinstance(dropout, bool) or not 0.0 <= self.dropout <= 1.0:
             raise _C.InvalidArgumentError(f"{where}: dropout should be a number in range [0, 1] representing the "
                                           f"probability of an element being zeroed, got {dropout}\n  fix: {fix}")
-        self.bidirectional = _args.flag(bidirectional, "bidirectional", where)
+        self.bidirectional = bidirectional  # as given, as PyTorch keeps it: the call refuses one that is no bool
         self.proj_size = _args.integer_as_pytorch(
             proj_size, "proj_size", where, 0, "proj_size should be a positive integer or zero to disable projections",
             fix="proj_size=0 (no projection)")
@@ -266,6 +266,11 @@ class RNNBase(Module):
     # ---- the layer stack ----
     def _run(self, x: Tensor, h: Tensor, c: Optional[Tensor], batch_sizes) -> Tuple[Tensor, Tensor, Optional[Tensor]]:
         """x time-major [T, B, I] or packed [N, I]; h [L*D, B, H_out], c [L*D, B, H]."""
+        if type(self.bidirectional) is not bool:  # PyTorch's op takes a Python bool only (its parser's TypeError)
+            raise _args.InvalidArgumentTypeError(
+                f"{self.mode.lower().partition('_')[0]}() received an invalid combination of arguments: "
+                f"bidirectional must be bool, not {type(self.bidirectional).__name__}\n  {layer_name(self)} was "
+                f"built with bidirectional={self.bidirectional!r}\n  fix: bidirectional={bool(self.bidirectional)}")
         directions = self._directions()
         hs, cs = [], []
         layer_input = x
