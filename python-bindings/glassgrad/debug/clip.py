@@ -8,9 +8,11 @@ Nothing is computed here: the nodes join the step's graph and run in the same pl
 optimizer update, so clipping costs no host round trip and no extra plan."""
 from __future__ import annotations
 
+import functools
 import math
 
 from .. import _C
+from .._dtypes import DTYPES, promote_types
 from .._factories import zeros
 from .._tensor import Tensor, _scalar_like, _wrap
 from .._runtime import no_grad
@@ -72,7 +74,7 @@ def _measured(named, norm_type: float, error_if_nonfinite: bool, where: str) -> 
     """The total norm of the (name, tensor) pairs, recorded under the scope `where`."""
     _one_device(named, where)
     with scope(where):
-        norm = _total_norm([t for _, t in named], norm_type, named[0][1].dtype)
+        norm = _total_norm([t for _, t in named], norm_type)
     if error_if_nonfinite and not math.isfinite(norm.item()):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
                            f"so it cannot be clipped. To disable this error and scale the gradients by the "
@@ -93,8 +95,10 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
         ratio = _node("RDivScalar", [_node("AddScalar", [total_norm], {"value": float(eps)})], {"value": max_norm})
         coef = _node("Minimum", [ratio, _scalar_like(1.0, ratio)])
         for p in with_grad:
-            c = coef if p.grad.dtype == coef.dtype else _node("Cast", [coef], {"dtype": p.grad.dtype})
-            clipped = _node("Mul", [p.grad, c])
+            # in the dtype the gradient's norm is computed in: PyTorch's mul_ reads a 0-d factor
+            # as a number of that precision, never rounded to float16 first
+            computed = _COMPUTED.get(p.grad.dtype, p.grad.dtype)
+            clipped = _cast(_node("Mul", [_cast(p.grad, computed), _cast(coef, computed)]), p.grad.dtype)
             clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
             p.grad = clipped
 
@@ -123,33 +127,53 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     return norm
 
 
-def _total_norm(grads, norm_type: float, dtype) -> Tensor:
-    """The norm_type-norm of all gradients together, in dtype, as graph nodes of the step:
-    sqrt(sum g^2) for 2, max |g| for inf, min |g| for -inf, (sum |g|^p)^(1/p) otherwise (0: the count
-    of tensors holding a nonzero, as PyTorch's norm of the per-tensor norms; a negative p: 0 when any element is 0, as PyTorch's)."""
-    def widened(t: Tensor) -> Tensor:
-        return t if t.dtype == dtype else _node("Cast", [t], {"dtype": dtype})
+def _total_norm(grads, norm_type: float) -> Tensor:
+    """The norm_type-norm of all gradients together, as PyTorch's get_total_norm: each gradient's
+    norm in its own dtype, then the norm of those norms in the dtype they promote to (float64
+    where a float32 and a float64 gradient meet; the 0-norm so counts the gradients holding a
+    nonzero), as graph nodes of the step."""
+    dtype = functools.reduce(promote_types, [g.dtype for g in grads])
+    return _norm([_cast(_norm([g], norm_type, g.dtype), dtype) for g in grads], norm_type, dtype)
 
+
+# The dtype a storage type's norm is computed in, as PyTorch's vector_norm computes it: a float16
+# gradient's squares pass float16's range (65504) long before its norm does.
+_COMPUTED = {"float16": DTYPES["float32"], "bfloat16": DTYPES["float32"]}
+
+
+def _norm(ts, norm_type: float, dtype) -> Tensor:
+    """_p_norm of ts (of dtype), computed as PyTorch's vector_norm computes it (_COMPUTED)."""
+    computed = _COMPUTED.get(dtype, dtype)
+    return _cast(_p_norm([_cast(t, computed) for t in ts], norm_type), dtype)
+
+
+def _cast(t: Tensor, dtype) -> Tensor:
+    return t if t.dtype == dtype else _node("Cast", [t], {"dtype": dtype})
+
+
+def _p_norm(ts, norm_type: float) -> Tensor:
+    """The norm_type-norm of the elements of the tensors ts (of one dtype) together, a 0-d tensor:
+    sqrt(sum t^2) for 2, max |t| for inf, min |t| for -inf, (sum |t|^p)^(1/p) otherwise (0: the count
+    of nonzero elements; a negative p: 0 when any element is 0, as PyTorch's vector_norm)."""
     def summed(t: Tensor) -> Tensor:
-        return widened(_node("Sum", [t], {"dims": [], "keepdim": False}))
+        return _node("Sum", [t], {"dims": [], "keepdim": False})
 
-    if norm_type == -math.inf:  # the smallest |element|: -max(-|g|)
-        parts = [widened(_node("Neg", [_node("Max", [_node("Neg", [_node("Abs", [g])])],
-                                             {"dims": [], "keepdim": False})])) for g in grads]
+    if norm_type == -math.inf:  # the smallest |element|: -max(-|t|)
+        parts = [_node("Neg", [_node("Max", [_node("Neg", [_node("Abs", [t])])], {"dims": [], "keepdim": False})])
+                 for t in ts]
         combine = "Minimum"
     elif math.isinf(norm_type):
-        parts = [widened(_node("Max", [_node("Abs", [g])], {"dims": [], "keepdim": False})) for g in grads]
+        parts = [_node("Max", [_node("Abs", [t])], {"dims": [], "keepdim": False}) for t in ts]
         combine = "Maximum"
-    elif norm_type == 0.0:  # PyTorch's 0-norm of the per-tensor 0-norms: how many tensors hold a nonzero
-        counts = [summed(_node("Cast", [_node("NotEqual", [g, _scalar_like(0.0, g)])], {"dtype": g.dtype}))
-                  for g in grads]
-        parts = [_node("Cast", [_node("NotEqual", [c, _scalar_like(0.0, c)])], {"dtype": c.dtype}) for c in counts]
+    elif norm_type == 0.0:
+        parts = [summed(_node("Cast", [_node("NotEqual", [t, _scalar_like(0.0, t)])], {"dtype": t.dtype}))
+                 for t in ts]
         combine = "Add"
     elif norm_type == 2.0:
-        parts = [summed(_node("Mul", [g, g])) for g in grads]
+        parts = [summed(_node("Mul", [t, t])) for t in ts]
         combine = "Add"
     else:
-        parts = [summed(_node("PowScalar", [_node("Abs", [g])], {"exponent": norm_type})) for g in grads]
+        parts = [summed(_node("PowScalar", [_node("Abs", [t])], {"exponent": norm_type})) for t in ts]
         combine = "Add"
     total = parts[0]
     for part in parts[1:]:
