@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 
-from ._runtime import no_grad
+from ._runtime import enable_grad, no_grad
 
 # id(leaf) -> (weak reference to the leaf, the view (held: its memory is the gradient's), the
 # identity of the gradient value last linked)
@@ -40,16 +40,20 @@ def unlink(leaf) -> None:
 def laid_out_like(leaf, g):
     """leaf's gradient (handle g, the runtime's row-major value) as a tensor with leaf's strides,
     linked, where leaf is dense in another order (PyTorch's layout contract); else None. A
-    gradient that requires grad (create_graph=True) is left as made."""
-    from ._tensor import _wrap
-    if g.requires_grad:
-        return None
-    with no_grad():
-        laid = in_leaf_layout(leaf, _wrap(g))
+    gradient that requires grad (create_graph=True) is laid out in the graph, so it stays
+    differentiable, as PyTorch's."""
+    laid = _laid(leaf, g)
     if not laid._h.is_view:
         return None
     link(leaf, laid)
     return laid
+
+
+def _laid(leaf, g):
+    """in_leaf_layout of gradient handle g: recorded in the graph where g requires grad."""
+    from ._tensor import _wrap
+    with (enable_grad() if g.requires_grad else no_grad()):
+        return in_leaf_layout(leaf, _wrap(g))
 
 
 def in_leaf_layout(leaf, t):
@@ -80,7 +84,14 @@ def sync() -> None:
         if g is None:  # collected, or its gradient cleared (zero_grad()): the link ends
             LINKED.pop(key, None)
             continue
-        if g.identity != linked:  # stored by a backward: into the view's memory
+        # a create_graph backward's sum is a new tensor, as PyTorch's out-of-place one: laid out
+        # as the leaf and linked in place of the view (which keeps its values)
+        if g.identity != linked and g.requires_grad:
+            view = _laid(leaf, g)
+            if not view._h.is_view:
+                LINKED.pop(key, None)
+                continue
+        elif g.identity != linked:  # stored by a backward: into the view's memory
             from ._tensor import _wrap
             with no_grad():
                 view.copy_(_wrap(g))

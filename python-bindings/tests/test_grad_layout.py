@@ -2,6 +2,8 @@
 the leaf is dense (a transpose, a permutation, channels_last), row-major where it has gaps or
 overlaps (a slice with a step, an expand); later backwards accumulate into it in place, keeping
 the object and its strides (docs/autograd.md, "The .grad tensor object")."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -64,6 +66,36 @@ def test_create_graph_with_inputs_gives_a_differentiable_gradient_of_the_leafs_s
     np.testing.assert_array_equal(leaf.grad.detach().numpy(), [[2.0, 8.0], [4.0, 10.0], [6.0, 12.0]])
     (gx,) = gg.autograd.grad(leaf.grad.sum(), leaf)  # d/dx sum(2x) = 2
     np.testing.assert_array_equal(gx.numpy(), np.full((3, 2), 2.0))
+
+
+@pytest.mark.parametrize("make", [lambda: gg.ones(3, 4).t(),
+                                  lambda: gg.ones(2, 3, 4, 5).to(memory_format=gg.channels_last)])
+def test_create_graph_without_inputs_gives_the_leafs_strides(make):
+    leaf = make().requires_grad_()
+    with warnings.catch_warnings():  # the reference cycle's warning, once per process
+        warnings.simplefilter("ignore")
+        (leaf * leaf * leaf).sum().backward(create_graph=True)
+    g = leaf.grad
+    assert g.stride() == leaf.stride() and g.requires_grad and leaf.grad is g
+    np.testing.assert_array_equal(g.detach().numpy(), np.full(tuple(leaf.shape), 3.0))
+    (gx,) = gg.autograd.grad(g.sum(), leaf, retain_graph=True)  # d/dx sum(3x^2) = 6x
+    np.testing.assert_array_equal(gx.numpy(), np.full(tuple(leaf.shape), 6.0))
+
+
+def test_a_second_create_graph_backward_makes_a_new_gradient_of_the_leafs_strides():
+    leaf = gg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).t().requires_grad_()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        (leaf * leaf).sum().backward(create_graph=True)
+        first = leaf.grad
+        (leaf * leaf * leaf).sum().backward(create_graph=True)
+    g = leaf.grad
+    assert g is not first and g.stride() == (1, 3) and g.requires_grad
+    x = leaf.detach().numpy()
+    np.testing.assert_allclose(g.detach().numpy(), 2 * x + 3 * x * x)
+    np.testing.assert_allclose(first.detach().numpy(), 2 * x)  # out of place, as PyTorch's
+    (gx,) = gg.autograd.grad(g.sum(), leaf)  # d/dx sum(2x + 3x^2) = 2 + 6x
+    np.testing.assert_allclose(gx.numpy(), 2 + 6 * x)
 
 
 def test_an_optimizer_steps_a_transposed_leaf_with_its_gradient():
