@@ -134,11 +134,13 @@ def test_cuda_matmul_register_tiles_match_numpy_in_every_layout(rng, dtype, layo
         np.testing.assert_allclose(got, want, rtol=0, atol=tol, err_msg=f"MatMul {layout} {mkn} offset {offset}")
 
 
-# The last case takes the 128 x 128 tiles over batches (6 products of 8 x 9 tiles): the
+# The third case takes the 128 x 128 tiles over batches (6 products of 8 x 9 tiles): the
 # 16-byte path of every product reads its operands at batch offsets (docs/cuda.md, "Dense float
-# products").
+# products"). The last two share B across the batch (a Linear layer's W^T), which is copied
+# row-major into the workspace first: 36 tiles a product, and edge tiles in every direction.
 @pytest.mark.parametrize("a_shape,b_shape", [((3, 1, 70, 37), (1, 2, 37, 90)), ((4, 130, 64), (64, 96)),
-                                             ((2, 1, 1024, 68), (1, 3, 68, 1152))])
+                                             ((2, 1, 1024, 68), (1, 3, 68, 1152)), ((4, 512, 68), (68, 1152)),
+                                             ((3, 300, 132), (132, 260))])
 def test_cuda_matmul_register_tiles_broadcast_batches_of_transposed_views(rng, a_shape, b_shape):
     a, b = _rand(rng, *a_shape), _rand(rng, *b_shape)
     # B stored with its last two axes swapped: each product reads it k-contiguous ('t').

@@ -30,7 +30,9 @@
 //                         partitions in order (docs/cuda.md, "Kernels").
 //   gg_matmul_<a>n_dense  the 128 x 128 float tiles when both operands may be read 16 bytes at
 //                         a time and B is row-major (gemm_dense.cuh; docs/cuda.md, "Dense float
-//                         products")
+//                         products"); a k-contiguous B shared by the batch (a Linear layer's
+//                         W^T) is first copied row-major into the workspace by
+//   gg_matmul_transpose_b 32 x 32 shared-memory tiles, B [N, K] (k contiguous) -> [K, N]
 //   gg_matmul             64 x 64 shared-memory tiles over any strides (the rest)
 //   gg_matmul_dot         one warp per output for few outputs over a long k
 //   gg_matmul_thread      one thread per output for a short k over a few tiles' worth of outputs
@@ -71,7 +73,8 @@
   K(gg_matmul_nn_dense, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
     gg_mm::dense<gg_mm::Layout_nn>(g, c, a, b, ws))                                                           \
   K(gg_matmul_tn_dense, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
-    gg_mm::dense<gg_mm::Layout_tn>(g, c, a, b, ws))
+    gg_mm::dense<gg_mm::Layout_tn>(g, c, a, b, ws))                                                           \
+  K(gg_matmul_transpose_b, F32, GG_BOUNDS(256), (GGMatmul g, T* out, const T* b), gg_mm::transpose_b(g, out, b))
 
 GG_DECLARE_KERNELS(GG_MATMUL_KERNELS)
 
@@ -214,6 +217,25 @@ __device__ void dense(const GGMatmul& g, float* c, const float* a, const float* 
         gg::tile_store<float, Cfg>(oc, M, N, tm * Cfg::BM, tn * Cfg::BN, acc);
       }
   }
+}
+
+// B (k contiguous: B(k, n) at b[n * g.b_sn + k]) copied row-major: out[k * N + n]. 32 x 32 tiles
+// through shared memory (one row of padding: the transposed reads hit 32 banks), 256 threads a
+// block as 32 x 8; reads and writes are both 128-byte rows of a warp.
+__device__ void transpose_b(const GGMatmul& g, float* out, const float* b) {
+  __shared__ float tile[32][33];
+  const int N = (int)g.N, K = (int)g.K, tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  for (int k0 = blockIdx.y * 32; k0 < K; k0 += gridDim.y * 32)
+    for (int n0 = blockIdx.x * 32; n0 < N; n0 += gridDim.x * 32) {
+#pragma unroll
+      for (int r = ty; r < 32; r += 8)
+        if (n0 + r < N && k0 + tx < K) tile[r][tx] = b[(int64_t)(n0 + r) * g.b_sn + k0 + tx];
+      __syncthreads();
+#pragma unroll
+      for (int r = ty; r < 32; r += 8)
+        if (k0 + r < K && n0 + tx < N) out[(int64_t)(k0 + r) * N + n0 + tx] = tile[tx][r];
+      __syncthreads();  // the tile is refilled by the next pair
+    }
 }
 
 // The k partitions of a split product added in partition order (results do not depend on timing).
@@ -424,14 +446,26 @@ bool thread_applies(const Dims& d) {
   return ceil_div(d.M, 64) * ceil_div(d.N, 64) * d.batch < kThreadMaxTiles && d.K <= kThreadMaxK;
 }
 
-// Split-k partial sums of the register-tiled path (0 unless it splits).
+// A float product on the 128 x 128 tiles may copy a k-contiguous B row-major (gg_matmul_transpose_b)
+// when B has at most kMaxTransposedB elements: a Linear layer's weights. The shapes alone do not say
+// whether B will be k-contiguous (the workspace is planned before strides are known), so every such
+// product reserves the copy: N x K floats, 6.75 MB for a [1152, 1536] weight.
+constexpr int64_t kMaxTransposedB = int64_t(4) << 20;
+
+// Where the workspace's row-major copy of B starts, in elements: after the split-k partial sums,
+// rounded up to 16 bytes.
+int64_t transposed_b_offset(int64_t splits, int64_t M, int64_t N) { return splits > 1 ? (splits * M * N + 3) / 4 * 4 : 0; }
+
+// Split-k partial sums of the register-tiled path, then the room for B copied row-major.
 size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs&) {
   if (out.at(0).numel() == 0 || in.at(0).rank() == 0 || in.at(1).rank() == 0) return 0;
   const Dims d = dims_of(in[0].shape, in[1].shape);
   if (dot_applies(d) || thread_applies(d)) return 0;
   const bool is_float = out[0].dtype == DType::Float32;
   const TiledChoice ch = choose_tiled(d.M, d.N, d.K, d.batch, is_float, sms_of(state(out[0].device.index)));
-  return ch.splits > 1 ? static_cast<size_t>(ch.splits * d.M * d.N) * dtype_size(out[0].dtype) : 0;
+  int64_t elems = ch.splits > 1 ? ch.splits * d.M * d.N : 0;
+  if (ch.tile == 2 && d.N * d.K <= kMaxTransposedB) elems = transposed_b_offset(ch.splits, d.M, d.N) + d.N * d.K;
+  return static_cast<size_t>(elems) * dtype_size(out[0].dtype);
 }
 
 // Whether an operand viewed as rows x k (strides sr, sk) suits the register tiles: a unit
@@ -483,9 +517,9 @@ void launch_layout(DeviceState& s, CUstream st, const LaunchSite& site, const Ti
     }                                                                                                       \
     return launch_tiled<kernels::gg_matmul_##ab##32x64, T>(s, st, site, ch, g, c, a, b, ws);                  \
   } while (0)
-  // gemm_dense.cuh's tiles take a row-major B only: with B k-contiguous (a Linear layer's forward
-  // reads W^T) they ran 10-20% slower than the gathered tiles (docs/cuda.md, "Dense float
-  // products").
+  // gemm_dense.cuh's tiles take a row-major B only: with B k-contiguous they ran 10-20% slower than
+  // the gathered tiles (docs/cuda.md, "Dense float products"); run_matmul copies a shared
+  // k-contiguous B row-major first where it can.
   if constexpr (std::is_same<T, float>::value) {
     if (ch.tile == 2 && dense && !b_kfast) {
       if (a_kfast) return launch_tiled<kernels::gg_matmul_nn_dense, T>(s, st, site, ch, g, c, a, b, ws);
@@ -572,8 +606,28 @@ void run_matmul(const KernelContext& c) {
       GGMatmul gt = g;
       gt.splits = static_cast<int32_t>(ch.splits);
       T* ws = ch.splits > 1 ? static_cast<T*>(c.workspace) : nullptr;
-      const bool dense = dense_operand(ap, g.M, g.K, g.a_sm, g.a_sk, a_kfast, g.a_bstride, g.batch_rank) &&
-                         dense_operand(bp, g.N, g.K, g.b_sn, g.b_sk, b_kfast, g.b_bstride, g.batch_rank);
+      const bool dense_a = dense_operand(ap, g.M, g.K, g.a_sm, g.a_sk, a_kfast, g.a_bstride, g.batch_rank);
+      bool dense = dense_a && dense_operand(bp, g.N, g.K, g.b_sn, g.b_sk, b_kfast, g.b_bstride, g.batch_rank);
+      if constexpr (std::is_same<T, float>::value) {
+        // A k-contiguous B shared by every product of the batch, copied row-major into the
+        // workspace, lets the dense tiles read it (docs/cuda.md, "Dense float products"); the
+        // copy's rows are N apart, so N % 4 == 0 keeps them 16-byte aligned.
+        const int64_t off = transposed_b_offset(ch.splits, g.M, g.N);
+        const bool shared_b = std::all_of(g.b_bstride, g.b_bstride + g.batch_rank, [](int64_t v) { return v == 0; });
+        if (ch.tile == 2 && dense_a && b_kfast && shared_b && g.N % 4 == 0 && g.N * g.K <= kMaxTransposedB &&
+            c.workspace != nullptr && c.workspace_bytes >= static_cast<size_t>(off + g.N * g.K) * sizeof(T)) {
+          T* bt = static_cast<T*>(c.workspace) + off;
+          launch<kernels::gg_matmul_transpose_b<T>>(
+              s, st, Dim3{static_cast<unsigned>(std::min<int64_t>(ceil_div(g.N, 32), 1 << 30)), cap_yz(ceil_div(g.K, 32))},
+              Dim3{256}, site, g, bt, bp);
+          bp = bt;
+          gt.b_sk = g.N;
+          gt.b_sn = 1;
+          gt.b_n_major = 1;
+          b_kfast = false;
+          dense = true;
+        }
+      }
       launch_layout<T>(s, st, site, ch, gt, cp, ap, bp, ws, a_kfast, b_kfast, dense);
       if (ch.splits > 1)
         launch<kernels::gg_matmul_reduce<T>>(s, st, Dim3{blocks_for(s, g.M * g.N * (ch.splits >= 8 ? 8 : 1), 256)},
