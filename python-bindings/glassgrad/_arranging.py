@@ -13,7 +13,9 @@ from typing import List, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _dtypes, _runtime, _trace
+from ._args import UnsupportedDTypeError
 from ._factories import ones_like, zeros
+from ._inplace import _type_name
 from ._shapes import atleast_3d, hstack, meshgrid, stack
 from ._spatial import cat
 from ._tensor import Tensor, _dim, tensor
@@ -239,6 +241,9 @@ def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype, devic
     row = _args.integer(row, "row", where, minimum=0)
     col = _args.integer(col, "col", where, minimum=0)
     offset = _args.integer(offset, "offset", where)
+    if dtype is not None and _dtypes.plain(_dtypes.to_dtype(dtype)) not in ("int64", "int32"):  # PyTorch's kernel has these two
+        raise UnsupportedDTypeError(f"\"{where}\" not implemented for '{_type_name(dtype)}'\n  {where}: dtype={dtype};"
+                                    f" the indices are int64 or int32\n  fix: dtype=torch.long")
     pick = np.tril_indices if lower else np.triu_indices
     r, c = pick(row, offset, col)
     return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or "int64", device=device)

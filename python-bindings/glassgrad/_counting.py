@@ -38,6 +38,24 @@ def _results(values, inverse, counts, like: Tensor, return_inverse: bool, return
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _slices(a: np.ndarray, dim, op: str):
+    """The slices of `a` along dim: the axis, `a` with it moved first, and those slices flattened to
+    rows. As PyTorch's, a 0-d input has no axis to take (IndexError), and an empty axis other than dim
+    leaves nothing to tell the slices apart by (RuntimeError)."""
+    from ._tensor import _dim
+    if a.ndim == 0:
+        raise _C.GlassgradIndexError(f"{op}: Dimension specified as {dim} but tensor has no dimensions (a 0-d "
+                                     f"input), as in PyTorch\n  fix: {op}(x) without dim, or x.reshape(1)")
+    d = _dim(dim, a.ndim, op, a.shape)
+    moved = np.moveaxis(a, d, 0)
+    if 0 in moved.shape[1:]:
+        raise _C.InvalidArgumentError(
+            f"There are 0 sized dimensions, and they aren't selected, so unique cannot be applied\n  {op}: "
+            f"the input's shape is {list(a.shape)} and dim={d}; an axis other than dim has no elements\n  fix: "
+            f"pass the empty axis as dim, or call {op} without dim")
+    return d, moved, moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:], dtype=np.int64)))
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: Optional[int] = None):
     """The distinct elements in ascending order (torch.unique; every NaN is distinct), or the
@@ -48,13 +66,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         flat = a.reshape(-1)
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
         return _results(values, inverse.reshape(a.shape), counts, input, return_inverse, return_counts)
-    from ._tensor import _dim
-    if a.ndim == 0:
-        raise _C.GlassgradIndexError(f"unique: Dimension specified as {dim} but tensor has no dimensions (a 0-d "
-                                     f"input), as in PyTorch\n  fix: unique(x) without dim, or x.reshape(1)")
-    d = _dim(dim, input.ndim, "unique", input.shape)
-    moved = np.moveaxis(a, d, 0)
-    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
+    d, moved, rows = _slices(a, dim, "unique")
     # the slices in lexicographic order (the first element most significant), as PyTorch's
     order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
     srt = rows[order]
@@ -80,11 +92,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
         shape_back = a.shape
         d = 0
     else:
-        from ._tensor import _dim
-        d = _dim(dim, max(input.ndim, 1), "unique_consecutive", input.shape)
-        moved = np.moveaxis(a, d, 0)
-        rows = moved.reshape(moved.shape[0], -1)
-        shape_back = (a.shape[d],)
+        d, moved, rows = _slices(a, dim, "unique_consecutive")
+        shape_back = (moved.shape[0],)
     new = np.ones(len(rows), dtype=bool)
     if len(rows) > 1:
         new[1:] = np.any(rows[1:] != rows[:-1], axis=1)
@@ -94,7 +103,6 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     if dim is None:
         values = rows[starts, 0]
     else:
-        moved = np.moveaxis(a, d, 0)
         values = np.moveaxis(moved[starts], 0, d)
     return _results(values, group.reshape(shape_back), counts, input, return_inverse, return_counts)
 

@@ -14,12 +14,13 @@ import functools
 import math
 import numbers
 import warnings
-from typing import Any, Callable, TypeVar, cast
+from typing import Any, Callable, Tuple, TypeVar, cast
 
 import numpy as np
 
 from . import _C, _args, _device, _dtypes, _numpy_arrays, _numpy_strides, _python_ints, _tensor_data, _trace
 from . import _memory_formats as _mf
+from ._args import UnsupportedDTypeError
 from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
@@ -297,7 +298,17 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         for v in (start, end, step):  # an int of [2**63, 2**64) is refused, as PyTorch's int64 scalars
             if isinstance(v, (numbers.Integral, np.integer)):
                 check_fits(v, "int64", "arange")
-    count = math.ceil((end - start) / step)
+    if target == np.int64:
+        # PyTorch's int64 kernel truncates start, end and step first and counts in integers
+        # (arange(0, 5, 1.9, dtype=torch.int64) is [0, 1, 2, 3, 4]; a step of 0.5 is a step of 0);
+        # every other dtype counts ceil((end - start) / step) in float64
+        start, end, step = (math.trunc(v) for v in (start, end, step))
+        if step == 0:
+            raise RefusedValueError("step must be nonzero\n  arange: the step truncates to 0 in int64\n  fix: a "
+                                    "whole step, or a floating dtype: arange(0, 1, 0.5, dtype=torch.float32)")
+        count = (end - start + step - (1 if step > 0 else -1)) // step
+    else:
+        count = math.ceil((end - start) / step)
     if count >= 2**63:  # PyTorch's size check, in float64 as its
         raise RefusedValueError(f"invalid size, possible overflow?\n  arange: ({end} - {start}) / {step} values "
                                 f"do not fit in 64 bits\n  fix: a smaller range or a larger step")
@@ -311,6 +322,23 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return _leaf(values.astype(target), device, requires_grad)
 
 
+def _range_ends(start, end, steps: int, name: str, where: str) -> Tuple[float, float]:
+    """linspace's and logspace's start and end as PyTorch's kernels read them: converted to the
+    result's dtype by its checked conversion (check_fits: "value cannot be converted to type
+    int8_t without overflow"), an integer type's truncated and wrapped (uint8's -3 is 253). Its
+    kernels have no bool version, which only a result of two or more values reaches."""
+    if name == "bool" and steps > 1:
+        raise UnsupportedDTypeError(f"\"{where}_cpu\" not implemented for 'Bool'\n  {where}: {steps} values of "
+                                    f"dtype bool\n  fix: another dtype, then compare: torch.{where}(0, 1, n) > 0.5")
+    np_dtype = np.dtype(_NP[name])
+    ends = []
+    for v in (start, end):
+        v = v.item() if isinstance(v, Tensor) else v
+        check_fits(v, name, where)
+        ends.append(float(np.int64(math.trunc(v)).astype(np_dtype)) if np_dtype.kind in "iu" else float(v))
+    return ends[0], ends[1]
+
+
 @factory_out
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
              pin_memory=False) -> Tensor:
@@ -319,11 +347,8 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if isinstance(steps, Tensor) and steps.ndim == 0 and not steps.dtype.is_floating_point:
         steps = int(steps.item())  # PyTorch takes a 0-d integer tensor as the count
     steps = _args.integer(steps, "steps", "linspace", minimum=0)
-    if dtype is not None and _dtypes.plain(dtype).split(".")[-1] == "bool":
-        raise _C.UnsupportedError("linspace: not implemented for bool (as in PyTorch)\n  fix: another dtype, "
-                                  "then compare: torch.linspace(0, 1, n) > 0.5")
-    start, end = (v.item() if isinstance(v, Tensor) else float(v) for v in (start, end))
     name = _dtypes.plain(_dtypes.to_dtype(dtype) if dtype is not None else _dtypes.DEFAULT_FLOAT)
+    start, end = _range_ends(start, end, steps, name, "linspace")
     if name in ("float16", "bfloat16"):
         values16 = _linspace_16_bit(start, end, steps, name)
         if name == "float16":
@@ -343,9 +368,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         # float64 (and the integer types, through it): each value one fused multiply-add in
         # float64, start + i * step for the first half and end - (steps - 1 - i) * step for the
         # second, as PyTorch's CPU kernel computes them (its compiler fuses the two). An integer
-        # type takes start and end as integers first (truncated) and truncates each value.
-        if np_dtype.kind in "iu":
-            start, end = float(math.trunc(start)), float(math.trunc(end))
+        # type truncates each value (start and end are integers already: _range_ends).
         step = (end - start) / (steps - 1)
         values = np.where(i < steps // 2, fused_multiply_add(i, step, start),
                           fused_multiply_add(steps - 1 - i, -step, end))
@@ -388,8 +411,12 @@ def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, lay
              pin_memory=False) -> Tensor:
     """base ** linspace(start, end, steps) (torch.logspace)."""
     steps = _args.integer(steps, "steps", "logspace", minimum=0)
-    exps = np.linspace(float(start), float(end), steps)
-    return _leaf((float(base) ** exps).astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
+    name = _dtypes.plain(_dtypes.to_dtype(dtype) if dtype is not None else _dtypes.DEFAULT_FLOAT)
+    start, end = _range_ends(start, end, steps, name, "logspace")
+    exps = np.linspace(start, end, steps)
+    with np.errstate(invalid="ignore", over="ignore"):  # an integer type wraps a power beyond it, quietly as PyTorch's
+        values = (float(base) ** exps).astype(np.dtype(_NP[name]))
+    return _leaf(values, device, requires_grad)
 
 
 @factory_out
@@ -418,6 +445,7 @@ def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=N
 
 
 @factory_out
+@_bfloat16_through_float32
 def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
         pin_memory=False) -> Tensor:
     """The n x m identity (torch.eye; m defaults to n)."""
