@@ -128,6 +128,8 @@ REPOSITORIES = {
     "recurrent-visual-attention": "github.com/kevinzakka/recurrent-visual-attention",
     "vit-pytorch": "github.com/lucidrains/vit-pytorch",
     "zalandoresearch-pytorch-vq-vae": "github.com/zalandoresearch/pytorch-vq-vae",
+    "llama2.c": "github.com/karpathy/llama2.c",
+    "pytorch-fm": "github.com/rixwew/pytorch-fm",
 }
 
 
