@@ -88,18 +88,18 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     accepted and changes nothing."""
     del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
     max_norm = _max_norm(max_norm, "clip_grads_with_norm_")
-    with_grad = [p for _, p in named_tensors(parameters) if p.grad is not None]
+    with_grad = [(p, g) for _, p in named_tensors(parameters) for g in (p.grad,) if g is not None]
     if not with_grad or math.isinf(max_norm):
         return
     with scope("clip_grad_norm_"):
         ratio = _node("RDivScalar", [_node("AddScalar", [total_norm], {"value": float(eps)})], {"value": max_norm})
         coef = _node("Minimum", [ratio, _scalar_like(1.0, ratio)])
-        for p in with_grad:
+        for p, g in with_grad:
             # in the dtype the gradient's norm is computed in: PyTorch's mul_ reads a 0-d factor
             # as a number of that precision, never rounded to float16 first
-            computed = _COMPUTED.get(p.grad.dtype, p.grad.dtype)
-            clipped = _cast(_node("Mul", [_cast(p.grad, computed), _cast(coef, computed)]), p.grad.dtype)
-            clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
+            computed = _COMPUTED.get(g.dtype, g.dtype)
+            clipped = _cast(_node("Mul", [_cast(g, computed), _cast(coef, computed)]), g.dtype)
+            clipped._h.name = g.name  # keeps naming the buffer "<param>.grad"
             p.grad = clipped
 
 
