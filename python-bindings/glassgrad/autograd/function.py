@@ -90,6 +90,17 @@ class FunctionCtx:
                                 f"{type(t).__name__}\n  fix: keep non-tensors as ctx attributes (ctx.k = k)")
         self.to_save = tensors
 
+    def save_for_forward(self, *tensors) -> None:
+        """PyTorch's: tensors for the Function's jvp. glassgrad's forward mode differentiates the
+        Function's backward instead (autograd/forward_ad.py), so they are checked, as PyTorch's
+        are, and kept as ctx.saved_for_forward."""
+        for t in tensors:
+            if not (t is None or isinstance(t, Tensor)):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you should save "
+                                     f"non-tensors as attributes on ctx.\n  got a {type(t).__name__}\n  fix: "
+                                     "ctx.k = k for a number or another object")
+        self.saved_for_forward = tensors
+
     @property
     def saved_tensors(self) -> tuple:
         """The tensors save_for_backward kept; as PyTorch's, freed once a backward() or
@@ -171,7 +182,7 @@ class BackwardCFunction(FunctionCtx):
 
     def apply(self, *grad_outputs):
         """The Function's backward(ctx, *grad_outputs), called directly (PyTorch's node.apply)."""
-        return self._forward_cls.backward(self, *grad_outputs)
+        return _user_backward(self._forward_cls)(self, *grad_outputs)
 
 
 class _FunctionMeta(type):
@@ -268,6 +279,18 @@ class Function(metaclass=_FunctionMeta):
 
 
 FunctionMeta = _FunctionMeta  # PyTorch's public name of the Function metaclass
+
+
+def _user_backward(cls):
+    """The Function's backward rule as PyTorch's node picks it: vjp where the class defines it
+    (PyTorch's other name of backward), else backward; defining both is PyTorch's RuntimeError."""
+    if cls.vjp is Function.vjp:
+        return cls.backward
+    if cls.backward is not Function.backward:
+        raise RuntimeError(f"Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           f"only implement one of them.\n  {cls.__name__} defines both\n  fix: keep backward "
+                           "and remove vjp (or the other way round)")
+    return cls.vjp
 
 
 class InplaceFunction(Function):
@@ -426,7 +449,7 @@ def _input_grad(cls, ctx, state, outs, differentiable, args, i, x, n_proxies):
                     g = zeros_like(y)  # of y's dtype, a non-differentiable integer output's too
                 grads.append(g)
             state["grads"] = {}
-            result = cls.backward(ctx, *grads)
+            result = _user_backward(cls)(ctx, *grads)
             if _backward_end.RETAINING and not _backward_end.RETAINING[-1]:  # this pass frees the graph
                 ctx._freed, ctx.to_save = True, ()
             if not isinstance(result, tuple):
