@@ -83,7 +83,7 @@ def _repeat_heads(t: Tensor, times: int) -> Tensor:
 
 @_autocast.op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, *, scale: Optional[float] = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(query @ key^T * scale + attn_mask) @ value, with dropout on the probabilities
     (PyTorch's F.scaled_dot_product_attention).

@@ -1348,7 +1348,7 @@ def resize_(self: Tensor, *sizes, size=None, memory_format=None) -> Tensor:
     elements in row-major order; with fewer, the first ones; with more, the old ones followed by
     zeros (PyTorch leaves those uninitialized). Its other aliases keep their shapes."""
     sizes = sizes_or_keyword(sizes, size, "resize_", "size")
-    want = list(_shape_args(sizes))
+    want = list(_shape_args(sizes, "resize_"))
     if self.requires_grad:
         raise _C.TensorStateError(f"cannot resize variables that require grad\n  resize_: a tensor "
                                   f"{list(self.shape)} that requires gradients\n  fix: x.detach().resize_(...), or "

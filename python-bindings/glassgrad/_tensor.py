@@ -902,15 +902,23 @@ def legacy_shape(args, size, who: str) -> Optional[Tuple[int, ...]]:
     return _shape_args(tuple(size), f"{who}(size=...)")
 
 
-def _shape_args(shape, op: str = "shape") -> Tuple[int, ...]:
+# The name PyTorch's argument parser gives the sizes of these ops ('size' for the others)
+_SIZES_NAME = {"reshape": "shape", "permute": "dims", "repeat": "repeats", "tile": "dims", "unflatten": "sizes"}
+
+
+def _shape_args(shape, op: str = "shape", name: str = "") -> Tuple[int, ...]:
     """The sizes given as f(2, 3) or f((2, 3)) as a tuple of ints. As PyTorch's, a size is an int or
-    something with __index__ (a NumPy integer, a one-element integer tensor): a float or a bool is
-    a TypeError naming `op`."""
+    something with __index__ (a NumPy integer, a one-element integer tensor): anything else is
+    PyTorch's TypeError naming `op` and its argument (`name`, else _SIZES_NAME's or 'size')."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+    elif len(shape) == 1 and type(shape[0]) is not int and _index(shape[0]) is None:
+        # one argument that is neither sizes nor a size: PyTorch's parser names its type
+        raise TypeError(f"{op}(): argument '{name or _SIZES_NAME.get(op, 'size')}' (position 1) must be tuple of "
+                        f"ints, not {type(shape[0]).__name__}\n  fix: {_sizes_fix(shape[0], op)}")
     for s in shape:
         if type(s) is not int:
-            return tuple(_size(s, i, op) for i, s in enumerate(shape))
+            return tuple(_size(s, i, op, name) for i, s in enumerate(shape))
     return tuple(shape)  # the common case: ints already (checked without a generator's frame)
 
 
@@ -925,14 +933,28 @@ def sizes_or_keyword(args: tuple, value, op: str, keyword: str) -> tuple:
     return (value,)
 
 
-def _size(s, pos: int, op: str) -> int:
+def _sizes_fix(given, op: str) -> str:
+    if isinstance(given, Tensor):
+        return f"pass the tensor's values as ints: {op}(*sizes.tolist())"
+    return "sizes are whole numbers: int(n), or n // 2 instead of n / 2"
+
+
+def _index(s) -> Optional[int]:
+    """s as a size (an int or something with __index__, not a float or a bool), else None."""
     if not isinstance(s, (bool, float, np.floating, np.bool_)):
         try:
             return operator.index(s)
         except TypeError:
             pass
-    raise TypeError(f"{op}(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__} "
-                    f"at pos {pos}\n  fix: sizes are whole numbers: int(n), or n // 2 instead of n / 2")
+    return None
+
+
+def _size(s, pos: int, op: str, name: str = "") -> int:
+    size = _index(s)
+    if size is None:
+        raise TypeError(f"{op}(): argument '{name or _SIZES_NAME.get(op, 'size')}' (position 1) must be tuple of "
+                        f"ints, but found element of type {type(s).__name__} at pos {pos}\n  fix: {_sizes_fix(s, op)}")
+    return size
 
 
 def _dim(dim, ndim: int, op: str, shape=None) -> int:

@@ -5,6 +5,7 @@ Each records one or a few nodes; shapes are checked at once, with the layer's na
 from __future__ import annotations
 
 import builtins
+import math
 import warnings
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
@@ -64,7 +65,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
                                                                           {"negative_slope": slope}))
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
     if approximate != "none" and approximate != "tanh":  # PyTorch's sentence first for a str it does not know
         fix = "approximate='tanh' for the tanh formula"
@@ -139,14 +140,17 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     beta, threshold = softplus_arguments("softplus", beta, threshold)
     if beta == 1.0:
         return _op("Softplus", [input], {"threshold": threshold})
+    if beta == 0.0:  # PyTorch's kernel: x where 0 > threshold, else log(2) / beta, an infinity of beta's sign,
+        # and its gradient sigmoid(beta * x) = 1/2 there (1 where it returns x)
+        if 0.0 > threshold:
+            return _math.mul(input, 1.0)
+        return _math.add(_math.mul(input, 0.5), math.copysign(math.inf, beta))
     return _op("Softplus", [input * beta], {"threshold": threshold}) * (1.0 / beta)
 
 
 def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:
-    """beta: a finite number other than 0 (the result divides by it); threshold: a finite number."""
+    """beta and threshold: finite numbers (beta 0 is PyTorch's division by zero, infinities)."""
     beta = _args.real(beta, "beta", where, fix="beta=1.0")
-    if beta == 0.0:
-        raise _C.InvalidArgumentError(f"{where}: beta must not be 0 (softplus divides by it)\n  fix: beta=1.0")
     return beta, _args.real(threshold, "threshold", where, fix="threshold=20.0", as_float=True)
 
 

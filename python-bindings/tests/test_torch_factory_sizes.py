@@ -50,7 +50,8 @@ def test_integer_sizes_give_torchs_shapes(name, good):
 def test_one_float_size_is_refused_naming_the_function(name):
     with pytest.raises(TypeError):
         getattr(torch, name)(2.0)
-    with pytest.raises(TypeError, match=f"^{name}\\(\\): argument 'size' must be tuple of ints(?s:.*)fix: "):
+    with pytest.raises(TypeError, match=f"^{name}\\(\\): argument 'size' \\(position 1\\) must be tuple of ints, not "
+                                        f"float(?s:.*)fix: "):
         getattr(gg, name)(2.0)
 
 

@@ -332,7 +332,7 @@ class GELU(Module):
         self.approximate = approximate  # as given: the forward refuses another, as PyTorch's does
 
     def forward(self, input):
-        return F.gelu(input, self.approximate)
+        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"

@@ -11,6 +11,9 @@ dtype are those of the uninitialized tensors, so model.to() / model.double() bef
 forward are kept (docs/lazy.md)."""
 from __future__ import annotations
 
+import contextlib
+import functools
+import threading
 from typing import Callable, Optional
 
 import numpy as np
@@ -30,12 +33,98 @@ def _no_shape(t):
                        f"  fix: call the model once on a batch of the real shape before reading shapes")
 
 
+# The Tensor methods PyTorch lets an uninitialized tensor call (its _allowed_methods): conversions,
+# size() and the type queries. Every other public method and operator raises PyTorch's ValueError
+# (UninitializedTensorMixin.__getattribute__ and the operators below); properties (dtype, device,
+# requires_grad, grad, data, T) stay readable, as PyTorch's.
+_ALLOWED = frozenset({"size", "copy_", "is_complex", "is_floating_point", "half", "float", "double", "char",
+                      "short", "int", "long", "cuda", "cpu", "to", "get_device"})
+_OPERATORS = ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__",
+              "__imul__", "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__",
+              "__invert__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+              "__rshift__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__getitem__",
+              "__setitem__", "__len__", "__iter__", "__reversed__", "__contains__", "__bool__", "__float__",
+              "__int__", "__index__", "__complex__", "__format__", "__array__", "__dlpack__")
+
+
+def _used(t, what: str) -> ValueError:
+    return ValueError(
+        f"Attempted to use an uninitialized parameter in Tensor.{what}. This error happens when you are using a "
+        f"`LazyModule` or explicitly manipulating `nn.parameter.{type(t).__name__}` objects: a lazy layer's "
+        f"parameters and buffers have no size and no values until its first forward\n"
+        f"  fix: call the model once on a batch of the real shape (model(x)) before using its parameters")
+
+
+def _methods() -> frozenset:
+    """Tensor's public methods that an uninitialized tensor refuses (made once, at first use); the
+    mixin's own (materialize, share_memory_, size) are its answers."""
+    global _REFUSED
+    if _REFUSED is None:
+        _REFUSED = frozenset(n for n, v in vars(Tensor).items() if not n.startswith("_") and callable(v)
+                             and not isinstance(v, (type, property))) - _ALLOWED - set(vars(UninitializedTensorMixin))
+    return _REFUSED
+
+
+_REFUSED: Optional[frozenset] = None
+
+
+class _Permitted(threading.local):
+    depth = 0  # > 0 while an allowed method or property of an uninitialized tensor runs
+
+
+_permitted = _Permitted()
+
+
+@contextlib.contextmanager
+def _permitting():
+    _permitted.depth += 1
+    try:
+        yield
+    finally:
+        _permitted.depth -= 1
+
+
+def _allowed_call(method, kind: type):
+    @functools.wraps(method)
+    def call(*args, **kwargs):
+        with _permitting():
+            out = method(*args, **kwargs)
+        # PyTorch's conversions of an UninitializedBuffer (a Tensor subclass) keep its class, so
+        # model.double() before the first forward leaves the buffers to be initialized; a
+        # parameter's return a plain tensor (Parameter's subclass conversion is off)
+        if kind is UninitializedBuffer and type(out) is Tensor:
+            out.__class__ = UninitializedBuffer
+        return out
+    return call
+
+
 class UninitializedTensorMixin:
     """What PyTorch's nn.parameter.UninitializedTensorMixin gives both uninitialized kinds: no
     shape yet, no shared memory yet, and materialize(shape), which fills the tensor with zeros of
-    `shape` (on `device`, default its own) and makes it its plain class (cls_to_become)."""
+    `shape` (on `device`, default its own) and makes it its plain class (cls_to_become). Its
+    methods but the conversions and its operators raise PyTorch's ValueError ('Attempted to use
+    an uninitialized parameter in ...'); once materialized its class is the plain one, which
+    refuses nothing."""
 
     __slots__ = ()
+
+    def __getattribute__(self, name: str):
+        if name[0] == "_" or _permitted.depth:  # glassgrad's own attributes; inside an allowed method
+            return super().__getattribute__(name)
+        if name in _methods():
+            raise _used(self, name)
+        with _permitting():  # a property (T, data) or an allowed method, which may use the others
+            value = super().__getattribute__(name)
+        return _allowed_call(value, type(self)) if name in _ALLOWED else value
+
+    def __hash__(self) -> int:  # defining __eq__ (below) would otherwise leave it unhashable
+        return Tensor.__hash__(self)  # type: ignore[call-arg]  # mypy reads object's, Tensor's takes self
+
+    def size(self, dim: Optional[int] = None):
+        """The placeholder's size, torch.Size([0]) as PyTorch's (its shape raises)."""
+        shape = Tensor.__dict__["shape"].fget(self)
+        return shape if dim is None else shape[dim]
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         _materialize(self, np.zeros(tuple(shape), np.float64), device)
@@ -48,6 +137,20 @@ class UninitializedTensorMixin:
         return f"<{type(self).__name__}>"
 
     shape = property(_no_shape, doc="No shape yet: a RuntimeError, as PyTorch's.")
+
+
+def _refusing(name: str):
+    def refuse(self, *args, **kwargs):
+        if _permitted.depth:
+            return getattr(Tensor, name)(self, *args, **kwargs)
+        raise _used(self, name)
+    refuse.__name__ = name
+    return refuse
+
+
+for _name in _OPERATORS:
+    if hasattr(Tensor, _name):
+        setattr(UninitializedTensorMixin, _name, _refusing(_name))
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
