@@ -10,7 +10,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 
 from . import _C, _autocast
-from ._conv_rank import check_input_rank
+from ._conv_rank import check_input_rank, check_layout
 from ._conv_transpose import int_tuple
 from ._padding import pad
 from ._shapes import squeeze, unsqueeze
@@ -38,6 +38,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     from .functional import conv2d
     where = "conv3d"
     check_input_rank(input.shape, 3, where)
+    check_layout(where, 3, input, weight, stride=stride, padding=padding, dilation=dilation)
     if weight.ndim != 5:
         raise _C.ShapeError(f"{where}: weight must be 5-d [C_out, C_in / groups, kd, kh, kw], got "
                             f"{list(weight.shape)}\n  fix: weight.reshape(C_out, C_in // groups, kd, kh, kw)")
@@ -99,6 +100,8 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     from ._indexing import index_add
     where = "conv_transpose3d"
     check_input_rank(input.shape, 3, where)
+    check_layout(where, 3, input, weight, stride=stride, padding=padding, output_padding=output_padding,
+                 dilation=dilation)
     if weight.ndim != 5:
         raise _C.ShapeError(f"{where}: weight must be 5-d [C_in, C_out / groups, kd, kh, kw], got "
                             f"{list(weight.shape)}\n  fix: weight.reshape(C_in, C_out // groups, kd, kh, kw)")

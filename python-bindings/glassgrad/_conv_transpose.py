@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple, Union
 
 from . import _C, _args, _autocast
-from ._conv_rank import check_input_rank
+from ._conv_rank import check_input_rank, check_layout
 from ._padding import pad
 from ._tensor import Tensor, _op, _wrap
 from ._torch_operands import WITHOUT_THIRD, node_attrs
@@ -42,6 +42,15 @@ def int_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = Non
             _args.fail(where, name, f"an int or a tuple of {n} int{'s' if n > 1 else ''}", value)
         return tuple(_args.integer(v, name, where, minimum) for v in value)
     return (_args.integer(value, name, where, minimum),) * n
+
+
+def layer_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, ...]:
+    """A convolution layer's argument as PyTorch's _single/_pair/_triple keep it: an int n times, a
+    tuple or list of n ints; one of another length is kept as given (nn.Conv1d(c, c, (1, 2)) holds
+    a 4-d weight), and the layer's call refuses it as PyTorch's (_conv_rank.check_arguments)."""
+    if isinstance(value, (tuple, list)) and len(value) != n:
+        return tuple(_args.integer(v, name, where, minimum) for v in value)
+    return int_tuple(value, n, name, where, minimum)
 
 
 def transposed_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,
@@ -108,6 +117,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         _args.fail(where, "input and weight", "glassgrad.Tensors", input if not isinstance(input, Tensor) else weight,
                    type_error=True)
+    check_layout(where, 2, input, weight, stride=stride, padding=padding, output_padding=output_padding,
+                 dilation=dilation)
     s = int_tuple(stride, 2, "stride", where, minimum=1)
     p = int_tuple(padding, 2, "padding", where, minimum=0)
     op = int_tuple(output_padding, 2, "output_padding", where, minimum=0)
@@ -195,6 +206,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     k], padding an int, (p,), 'same' or 'valid'; the Conv2D op with a unit height."""
     from .functional import conv2d
     where = "conv1d"
+    check_layout(where, 1, input, weight, stride=stride, padding=padding, dilation=dilation)
     x, batched = _input_2d(input, where)
     w = _weight_2d(weight, where)
     (s,), (d,) = int_tuple(stride, 1, "stride", where, minimum=1), int_tuple(dilation, 1, "dilation", where, minimum=1)
@@ -210,6 +222,8 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     """torch.nn.functional.conv_transpose1d: input (N, C_in, L) or (C_in, L), weight
     [C_in, C_out / groups, k]; conv_transpose2d with a unit height."""
     where = "conv_transpose1d"
+    check_layout(where, 1, input, weight, stride=stride, padding=padding, output_padding=output_padding,
+                 dilation=dilation)
     x, batched = _input_2d(input, where)
     w = _weight_2d(weight, where)
     one = lambda v, name, m: (1 if name != "output_padding" else 0,) + int_tuple(v, 1, name, where, m)  # noqa: E731

@@ -12,7 +12,7 @@ from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 from . import _C, _args, _autocast, _dtypes, _inplace, _math, _torch_operands, _trace
 from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
-from ._conv_rank import check_input_rank
+from ._conv_rank import check_input_rank, check_layout
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
 from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh
@@ -238,7 +238,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[
     return _op_multi("LayerNorm", inputs, attrs)[0]
 
 
-def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: Tuple[int, int]):
+def conv_padding(padding, kernel: Tuple[int, ...], stride: Tuple[int, ...], hw: Tuple[int, ...]):
     """[top, bottom, left, right] for padding given as an int, a pair, 'valid' or 'same'
     (kernel: the window's extent, dilation * (size - 1) + 1).
 
@@ -270,6 +270,7 @@ _CONV2D_ATTRS: dict = {}
 
 def _conv2d_attrs(input: Tensor, weight: Tensor, stride, padding, dilation, groups) -> dict:
     """The Conv2D node's attrs, each argument checked as PyTorch's conv2d checks it."""
+    check_layout("conv2d", 2, input, weight, stride=stride, padding=padding, dilation=dilation)
     s = _args.int_pair(stride, "stride", "conv2d", minimum=1)
     d = _args.int_pair(dilation, "dilation", "conv2d", minimum=1)
     groups = _args.integer(groups, "groups", "conv2d", minimum=1)
@@ -302,6 +303,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     # Each entry holds the attrs and, for a recorded call without bias, the same with PyTorch's
     # operands; both dicts are shared by every call with those arguments, never mutated.
     known = _CONV2D_ATTRS.get((id(stride), id(padding), id(dilation), id(groups)))
+    if isinstance(weight, Tensor) and len(weight._h.shape) != 4:  # known arguments, a weight of another rank
+        check_layout("conv2d", 2, input, weight, stride=stride, padding=padding, dilation=dilation)
     if known is not None:
         attrs, tracked = known[1]
     else:

@@ -15,7 +15,7 @@ BAD = [
     # (call, the argument the message must name)
     (lambda: nn.Conv2d(3, 4, 0), "kernel_size"),
     (lambda: nn.Conv2d(3, 4, 2.5), "kernel_size"),
-    (lambda: nn.Conv2d(3, 4, (3, 3, 3)), "kernel_size"),
+    (lambda: nn.Conv2d(3, 4, (3, 3, 3))(gg.tensor(X)), "kernel_size"),  # builds, as PyTorch's; its call refuses
     (lambda: nn.Conv2d(3.0, 4, 3), "in_channels"),
     (lambda: nn.LSTM(3, 4, bias="yes"), "bias"),
     (lambda: nn.Conv2d(3, -4, 3), "out_channels"),

@@ -21,7 +21,7 @@ from typing import Optional
 
 from .. import _C, _args
 from .._conv3d import conv3d, conv_transpose3d, same_padding
-from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d, int_tuple, output_padding_for
+from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d, layer_tuple, output_padding_for
 from .._padding import pad
 from .layers import (_check_tensor, _default_uniform, _parameter, as_bfloat16, conv_extra_repr, optional_parameter,
                      parameter_dtype, reset_conv_parameters)
@@ -41,9 +41,9 @@ class _ConvNd(Module):
         where = _args.call(name, in_channels, out_channels, kernel_size)
         self.in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
         self.out_channels = _args.integer(out_channels, "out_channels", where)
-        self.kernel_size = int_tuple(kernel_size, n, "kernel_size", where, minimum=1)
-        self.stride = int_tuple(stride, n, "stride", where, minimum=1)
-        self.dilation = int_tuple(dilation, n, "dilation", where, minimum=1)
+        self.kernel_size = layer_tuple(kernel_size, n, "kernel_size", where, minimum=1)
+        self.stride = layer_tuple(stride, n, "stride", where, minimum=1)
+        self.dilation = layer_tuple(dilation, n, "dilation", where, minimum=1)
         self.groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, ("zeros", "reflect", "replicate",
                                                                                "circular"),
@@ -57,9 +57,9 @@ class _ConvNd(Module):
                                             fix="padding='same' keeps the length (stride 1)")
             _args.no_strided_same(where, self.padding, self.stride)
         else:
-            self.padding = int_tuple(padding, n, "padding", where, minimum=0)
+            self.padding = layer_tuple(padding, n, "padding", where, minimum=0)
         self.transposed = self._TRANSPOSED
-        self.output_padding = int_tuple(output_padding, n, "output_padding", where, minimum=0)
+        self.output_padding = layer_tuple(output_padding, n, "output_padding", where, minimum=0)
         for what, v in (("in_channels", self.in_channels), ("out_channels", self.out_channels)):
             if v % self.groups:
                 raise _C.InvalidArgumentError(

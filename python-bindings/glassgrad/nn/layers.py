@@ -9,11 +9,12 @@ glassgrad.nn.init re-initializes any parameter (e.g. kaiming_normal_(w, mode="fa
 """
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from collections import OrderedDict
 
-from typing import Optional
+from typing import Optional, Tuple, Union
 
 import numpy as np
 
@@ -21,6 +22,7 @@ from .. import _C, _args, _dtypes
 from .. import functional as F
 from .._autocast import _ACTIVE as _AUTOCAST_ON
 from .._autocast import unwrapped
+from .._conv_transpose import layer_tuple
 from .._random import generator
 from .._runtime import no_grad
 from .._padding import pad
@@ -112,19 +114,20 @@ class Conv2d(Module):
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
         super().__init__()
         where = _args.call("Conv2d", in_channels, out_channels, kernel_size)
-        k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
+        k = layer_tuple(kernel_size, 2, "kernel_size", where, minimum=1)
         in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
         out_channels = _args.integer(out_channels, "out_channels", where)
         groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
         bias = _args.switch(bias)
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, _PADDING_MODES,
                                          fix="padding_mode='zeros' (PyTorch's default)")
+        self.padding: Union[str, Tuple[int, ...]]
         if isinstance(padding, str):
             with _args.pytorch_says(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}"):
                 _args.choice(padding, "padding", where, ("same", "valid"), fix="padding='same' keeps H and W (stride 1)")
             self.padding = padding
         else:
-            self.padding = _args.int_pair(padding, "padding", where, minimum=0)
+            self.padding = layer_tuple(padding, 2, "padding", where, minimum=0)
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
             if int(v) % groups != 0:
                 raise _C.InvalidArgumentError(
@@ -134,15 +137,15 @@ class Conv2d(Module):
                     f"channels into `groups` equal slices\n  fix: choose groups dividing both {in_channels} and "
                     f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
-        self.stride = _args.int_pair(stride, "stride", where, minimum=1)
+        self.stride = layer_tuple(stride, 2, "stride", where, minimum=1)
         _args.no_strided_same(where, self.padding, self.stride)
-        self.dilation = _args.int_pair(dilation, "dilation", where, minimum=1)
+        self.dilation = layer_tuple(dilation, 2, "dilation", where, minimum=1)
         self.groups = groups
         self.transposed, self.output_padding = False, (0, 0)
         dt = parameter_dtype(dtype, where)
         _args.weight_sizes(where, (self.out_channels, self.in_channels // groups) + k, in_channels=self.in_channels,
                            out_channels=self.out_channels)
-        fan_in = self.in_channels // groups * k[0] * k[1]
+        fan_in = self.in_channels // groups * math.prod(k)
         self.weight = _parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in),
                                  device, dt)
         optional_parameter(self, "bias", _parameter(_default_uniform(self.out_channels, fan_in), device, dt)
@@ -171,14 +174,13 @@ class Conv2d(Module):
 
 def conv_extra_repr(layer: Module) -> str:
     """PyTorch's _ConvNd.extra_repr (every convolution layer's): the arguments that differ from
-    their defaults (padding=same unquoted)."""
-    n = len(layer.kernel_size)
+    their defaults (padding=same unquoted), each default of the argument's own length."""
     s = f"{layer.in_channels}, {layer.out_channels}, kernel_size={layer.kernel_size}, stride={layer.stride}"
-    if layer.padding != (0,) * n:
+    if layer.padding != (0,) * len(layer.padding):
         s += f", padding={layer.padding}"
-    if layer.dilation != (1,) * n:
+    if layer.dilation != (1,) * len(layer.dilation):
         s += f", dilation={layer.dilation}"
-    if layer.output_padding != (0,) * n:
+    if layer.output_padding != (0,) * len(layer.output_padding):
         s += f", output_padding={layer.output_padding}"
     if layer.groups != 1:
         s += f", groups={layer.groups}"
