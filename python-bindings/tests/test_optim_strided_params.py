@@ -168,6 +168,64 @@ def test_strided_parameters_match_pytorch(name):
     assert mine.stride() == theirs.stride()
 
 
+def _state_strides(opt, p):
+    """{entry: strides} of p's state tensors of p's shape."""
+    return {k: v.stride() for k, v in opt.state[p].items() if hasattr(v, "shape") and v.shape == p.shape}
+
+
+@pytest.mark.parametrize("name", sorted(set(_ALL) - {"Adafactor", "Muon"}))  # their state is factored
+def test_the_state_of_a_strided_parameter_has_its_strides(name):
+    # PyTorch makes state with zeros_like(p, memory_format=torch.preserve_format)
+    p = _strided()
+    opt = getattr(gg.optim, name.split("-")[0])([p], **_ALL[name])
+    _steps(opt, p, loss=lambda p: (p * gg.tensor(_WAVY)).sin().sum())
+    strides = _state_strides(opt, p)
+    assert strides or name == "SGD"  # plain SGD keeps no buffer
+    assert all(s == (1, 3) for s in strides.values()), strides
+
+
+def test_a_channels_last_parameter_s_momentum_is_channels_last():
+    p = gg.ones(2, 3, 4, 5).to(memory_format=gg.channels_last).requires_grad_()
+    opt = gg.optim.SGD([p], lr=0.1, momentum=0.9)
+    _steps(opt, p, n=3, loss=lambda p: (p * p).sum())
+    buf = opt.state[p]["momentum_buffer"]
+    assert buf.stride() == p.stride() == (60, 1, 15, 3)
+    # the buffer holds 2p + 0.9 * (previous buffers): compared with a dense run
+    q = gg.ones(2, 3, 4, 5).requires_grad_()
+    dense = gg.optim.SGD([q], lr=0.1, momentum=0.9)
+    _steps(dense, q, n=3, loss=lambda p: (p * p).sum())
+    np.testing.assert_allclose(buf.numpy(), dense.state[q]["momentum_buffer"].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
+
+
+def test_a_loaded_state_keeps_its_layout_as_pytorch_s():
+    # PyTorch's load_state_dict keeps a loaded tensor's strides: a row-major state stays row-major
+    p = _strided()
+    opt = gg.optim.Adam([p], lr=0.1)
+    _steps(opt, p)
+    saved = {"state": {0: {k: (v.contiguous() if v.dim() else v) for k, v in opt.state[p].items()}},
+             "param_groups": opt.state_dict()["param_groups"]}
+    fresh = gg.optim.Adam([p], lr=0.1)
+    fresh.load_state_dict(saved)
+    _steps(fresh, p)
+    assert all(s == (4, 1) for s in _state_strides(fresh, p).values())
+    _steps(opt, p, n=1)
+    assert all(s == (1, 3) for s in _state_strides(opt, p).values())
+
+
+def test_state_strides_match_pytorch():
+    torch = pytest.importorskip("torch")
+    for name in sorted(set(_ALL) - {"Muon"}):
+        got = [gg.ones(4, 3).t().requires_grad_()]
+        want = [torch.ones(4, 3).t().requires_grad_()]
+        opts = []
+        for lib, (p,) in ((gg, got), (torch, want)):
+            opt = getattr(lib.optim, name.split("-")[0])([p], **_ALL[name])
+            _steps(opt, p, loss=lambda p, lib=lib: (p * lib.tensor(_WAVY)).sin().sum())
+            opts.append(opt)
+        assert _state_strides(opts[0], got[0]) == _state_strides(opts[1], want[0]), name
+
+
 def test_the_views_among_the_parameters_are_found_in_one_call():
     # optimizer.step() finds the parameters that may be strided with one runtime call
     # (_C.lazy_views: the positions of the handles that are views), not a property read each.

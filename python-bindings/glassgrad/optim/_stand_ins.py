@@ -8,11 +8,12 @@ step such a parameter's handle is a dense stand-in holding its values and its gr
 optimizer reads and moves p._h, so each one updates the stand-in as any parameter); after the
 updates ran, the result is written into the parameter through its own view, as `p.copy_(new)`
 under no_grad. The parameter keeps its storage, strides and views, and its values and version
-move as PyTorch's in-place step moves them. Dense parameters (nearly all) take none of this: a
+move as PyTorch's in-place step moves them; its state tensors laid out as it is (lay_out_state)
+go through stand-ins the same way. Dense parameters (nearly all) take none of this: a
 step with no view among its parameters pays one pass over their handles."""
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Set, Tuple
 
 from .. import _C
 from .._tensor import Tensor, _wrap
@@ -38,16 +39,40 @@ def strided_params(work: Sequence[Tuple[dict, Tensor]], handles: Sequence) -> Li
     return out
 
 
-def swap_in(params: Sequence[Tensor], stand_ins: StandIns) -> None:
-    """Points each parameter's handle at a dense leaf holding its values and its gradient; each
-    (parameter, own handle) is appended to stand_ins as it moves, so restore() finds every one
-    even if a later one fails."""
+def swap_in(params: Sequence[Tensor], stand_ins: StandIns, state: Dict[Tensor, Dict[str, Any]]) -> Set[int]:
+    """Points each parameter's handle at a dense leaf holding its values and its gradient, and so
+    each of its state tensors that is laid out as the parameter (lay_out_state); each (tensor, own
+    handle) is appended to stand_ins as it moves, so restore() finds every one even if a later one
+    fails. Returns the ids of the parameters' state tensors before the step."""
+    before: Set[int] = set()
     for p in params:
         h = p._h
         dense = _C.lazy_leaf(h.data().contiguous(), "parameter", True, h.name)
         dense.set_grad(h.grad_value())
         stand_ins.append((p, h))
         p._h = dense
+        for t in state.get(p, {}).values():
+            if isinstance(t, Tensor):
+                before.add(id(t))
+                if t._h.is_view and not t.is_contiguous():
+                    own = t._h
+                    stand_ins.append((t, own))
+                    t._h = _C.lazy_leaf(own.data().contiguous(), "state", False, own.name)
+    return before
+
+
+def lay_out_state(params: Sequence[Tensor], state: Dict[Tensor, Dict[str, Any]], before: Set[int]) -> None:
+    """Lays each state tensor the step made for a parameter of `params` (not in `before`) of the
+    parameter's shape out in the parameter's order, as PyTorch makes it (zeros_like with
+    preserve_format): an Adam moment of a transposed or channels_last weight has its strides.
+    Later steps update it through a stand-in (swap_in) and keep its layout."""
+    from .._grad_views import in_leaf_layout
+    from .._runtime import no_grad
+    with no_grad():
+        for p in params:
+            for t in state.get(p, {}).values():
+                if isinstance(t, Tensor) and id(t) not in before and t.shape == p.shape and t.dim():
+                    t._h = in_leaf_layout(p, t)._h
 
 
 def restore(stand_ins: StandIns, write: bool) -> None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from .. import _args
 from ._composed import advance_step, descend, like, with_weight_decay
+from ._stand_ins import lay_out_state
 from .optimizer import Optimizer, refuse_differentiable, refuse_fused_with_foreach, scalar_dtype
 
 
@@ -31,6 +32,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self._initial_state(p, group)
+            lay_out_state(group["params"], self.state, set())  # a transposed parameter's sum has its strides
 
     def _check_group(self, group) -> None:
         super()._check_group(group)

@@ -32,7 +32,7 @@ from .. import _trace
 from .._trace import record_updates
 from . import _hooks
 from ._hooks import OptimizerHooks, wrap_hooked_methods
-from ._stand_ins import StandIns, restore, strided_params, swap_in
+from ._stand_ins import StandIns, lay_out_state, restore, strided_params, swap_in
 
 _static_version = 0
 _HANDLE = operator.attrgetter("_h")  # a tensor's runtime handle
@@ -454,7 +454,7 @@ class Optimizer(OptimizerHooks):
         swaps = self._swaps = ([], _C.UpdateJournal())
         try:
             if strided:
-                swap_in(strided, stand_ins)
+                state_before_step = swap_in(strided, stand_ins, self.state)
             # scope("optimizer", role="optimizer") written out (its object and three frames a step)
             scopes, roles, layers = _trace._local.stacks
             scopes.append("optimizer")
@@ -492,6 +492,7 @@ class Optimizer(OptimizerHooks):
         self._state_before = None
         if stand_ins:
             restore(stand_ins, write=True)
+            lay_out_state(strided, self.state, state_before_step)
         return loss
 
     def _keep_state(self) -> None:
