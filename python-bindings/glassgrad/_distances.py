@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import _C, _args, _autocast, _dtypes
 from ._inplace import _type_name
+from ._out import write_out
 from ._shapes import broadcast_tensors
 from ._tensor import Tensor, _op
 from ._torch_operands import named_node
@@ -42,7 +43,4 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
     """PyTorch's F.normalize: input / max(||input||_p, eps) along dim."""
     y = input / input.norm(p, dim=dim, keepdim=True).clamp(min=eps).expand_as(input)
-    if out is not None:
-        out.copy_(y)
-        return out
-    return y
+    return y if out is None else write_out(out, y, "normalize")

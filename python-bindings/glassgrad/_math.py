@@ -718,6 +718,9 @@ def lerp(input, end, weight) -> Tensor:
         if isinstance(t, Tensor) and (t.ndim or name == "end") and t.dtype != input.dtype:
             raise _C.DTypeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {t.dtype} (input "
                                 f"{list(input.shape)}, {name} {list(t.shape)})\n  fix: {name}.to(input.dtype)")
+    if isinstance(weight, Tensor) and isinstance(end, Tensor):  # a 0-d weight joins the promotion, as PyTorch's
+        dt = _dtypes.result_type(input, end, weight)  # (an integer input with a float 0-d weight gives floats)
+        input, end = (t if t.dtype == dt else t.to(dt) for t in (input, end))
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
                                   f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")

@@ -24,6 +24,18 @@ absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh aminmax ger greate
 index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot take scatter scatter_add scatter_reduce slice_scatter""".split()
 
 
+# the functions whose out must have the result's dtype exactly, where PyTorch's kernel checks it ("Found dtype
+# Double but expected Float": the unary ops that keep their input's dtype, the reductions that keep it, the
+# selections and copies; the functions with a fixed result dtype, argmax's int64 or signbit's bool);
+# every other function takes an out its result casts to (torch.can_cast)
+_SAME_DTYPE_OUT = set("""abs absolute addmm amax amin aminmax bitwise_not ceil floor round trunc fix frac sign sgn
+neg negative nan_to_num diag heaviside histc index_select inner lerp logcumsumexp masked_select msort norm quantile
+nanquantile tensordot tril triu slice_scatter argmax argmin isneginf isposinf signbit nonzero searchsorted
+float_power""".split())
+# the functions whose out may have these dtypes only, whatever the result's
+_OUT_DTYPES = {"all": ("bool", "uint8"), "any": ("bool", "uint8")}
+
+
 # the functions whose overload with out= takes tensors where the one without takes numbers too
 _TENSORS_WITH_OUT = {"where": ("input", "other")}
 
@@ -50,7 +62,7 @@ def add_out(namespace: dict, names=_NAMES) -> None:
             continue
         if "out" not in params:
             namespace[name] = dtype_out(fn, _DTYPE_OUT[name], name in ("nansum", "nanmean")) \
-                if name in _DTYPE_OUT else accepts_out(fn)
+                if name in _DTYPE_OUT else accepts_out(fn, name in _SAME_DTYPE_OUT, _OUT_DTYPES.get(name, ()))
             if name in _TENSORS_WITH_OUT:
                 namespace[name] = _tensors_with_out(namespace[name], name, _TENSORS_WITH_OUT[name])
 

@@ -53,17 +53,23 @@ def write_out(out, result: Tensor, name: str, same_dtype: bool = False, warn: bo
     return out
 
 
-def accepts_out(fn: _Fn, same_dtype: bool = False) -> _Fn:
+def accepts_out(fn: _Fn, same_dtype: bool = False, out_dtypes: tuple = ()) -> _Fn:
     """fn with a keyword-only out=None after its own parameters (PyTorch's signature). A function
     returning a tuple (max with dim, sort, topk: PyTorch's out=(values, indices)) writes each
-    result into the tensor of out at its place and returns them in the result's tuple type."""
+    result into the tensor of out at its place and returns them in the result's tuple type; each
+    must have its result's dtype, as PyTorch's kernels of these check. same_dtype: so must a single
+    result's out; out_dtypes: the only dtypes out may have (all and any: bool and uint8)."""
     @functools.wraps(fn)
     def call(*args, out=None, **kwargs):
+        if out_dtypes and isinstance(out, Tensor) and _dtypes.plain(out.dtype) not in out_dtypes:
+            raise RuntimeError(f"{fn.__name__} only supports bool tensor for result, got: "
+                               f"{_NAMES.get(_dtypes.plain(out.dtype), out.dtype)}\n  fix: out=torch.empty(0, "
+                               f"dtype=torch.bool)")
         result = fn(*args, **kwargs)
         if out is None:
             return result
         if isinstance(result, tuple):
-            return write_outs(out, result, fn.__name__)
+            return write_outs(out, result, fn.__name__, same_dtype=True)
         return write_out(out, result, fn.__name__, same_dtype)
 
     sig = inspect.signature(fn)

@@ -1360,10 +1360,10 @@ def resize_(self: Tensor, *sizes, size=None, memory_format=None) -> Tensor:
                                       f"has strides {list(self.stride())}\n  fix: x = x.contiguous() first")
         self._h = self.reshape(want)._h
         return self
-    flat = self.numpy(force=True).reshape(-1)
+    flat = host_values(self).reshape(-1)  # bfloat16 through float32, which holds its values exactly
     values = np.zeros(n, dtype=flat.dtype)
     values[:min(n, flat.size)] = flat[:n]
-    self._h = tensor(values.reshape(want), device=self.device)._h
+    self._h = tensor(values.reshape(want), dtype=self.dtype, device=self.device)._h
     return self
 
 

@@ -10,6 +10,7 @@ import math
 
 from . import _C, _args, _autocast, _dtypes
 from ._inplace import _type_name
+from ._out import write_out
 from . import _special_values as V
 from ._tensor import Tensor, tensor
 from .autograd.function import Function
@@ -59,22 +60,20 @@ _Erfinv = _unary("Erfinv", V.erfinv, lambda x, y: (math.sqrt(math.pi) / 2) * (y 
 _Erfc = _unary("Erfc", V.erfc, lambda x, y: (-2 / math.sqrt(math.pi)) * (-(x * x)).exp())
 
 
-def _into(out, y: Tensor) -> Tensor:
-    if out is None:
-        return y
-    out.copy_(y)
-    return out
+def _into(out, y: Tensor, name: str) -> Tensor:
+    """y, or y written into out (resized, its dtype checked) as PyTorch's out= does: _out.write_out."""
+    return y if out is None else write_out(out, y, name)
 
 
 def lgamma(input: Tensor, *, out=None) -> Tensor:
     """log|Gamma(x)| (torch.lgamma): inf at 0 and the negative integers; gradient digamma(x)."""
-    return _into(out, _Lgamma.apply(_as_float(input)))
+    return _into(out, _Lgamma.apply(_as_float(input)), "lgamma")
 
 
 def digamma(input: Tensor, *, out=None) -> Tensor:
     """psi(x) = d/dx lgamma(x) (torch.digamma): -inf at +0, +inf at -0, NaN at the negative
     integers, as PyTorch's; gradient polygamma(1, x)."""
-    return _into(out, _Polygamma.apply(_as_float(input), 0))
+    return _into(out, _Polygamma.apply(_as_float(input), 0), "digamma")
 
 
 def _int_argument(value):
@@ -96,19 +95,19 @@ def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
     if n < 0:
         raise _C.InvalidArgumentError(f"polygamma(n, x) does not support negative n.\n  fix: n is an int >= 0, "
                                       f"got {n!r}")
-    return _into(out, _Polygamma.apply(_as_float(input), n))
+    return _into(out, _Polygamma.apply(_as_float(input), n), "polygamma")
 
 
 @_autocast.op("erfinv")
 def erfinv(input: Tensor, *, out=None) -> Tensor:
     """The inverse of erf on (-1, 1) (torch.erfinv): +-inf at +-1, NaN outside; gradient
     sqrt(pi)/2 exp(erfinv(x)^2)."""
-    return _into(out, _Erfinv.apply(_as_float(input)))
+    return _into(out, _Erfinv.apply(_as_float(input)), "erfinv")
 
 
 def erfc(input: Tensor, *, out=None) -> Tensor:
     """1 - erf(x) without the cancellation for large x (torch.erfc)."""
-    return _into(out, _Erfc.apply(_as_float(input)))
+    return _into(out, _Erfc.apply(_as_float(input)), "erfc")
 
 
 def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
@@ -128,7 +127,7 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     y = lgamma(x)
     for i in range(1, p):
         y = y + lgamma(x - i / 2)
-    return _into(out, y + p * (p - 1) / 4 * math.log(math.pi))
+    return _into(out, y + p * (p - 1) / 4 * math.log(math.pi), "mvlgamma")
 
 
 class _Igamma(Function):
@@ -195,7 +194,7 @@ def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     torch.special.gammainc): the series where other < input + 1, 1 - Q elsewhere."""
     _tensors_only("igamma", input, other)
     a, x = _igamma_args(input, other)
-    return _into(out, _Igamma.apply(a, x, False))
+    return _into(out, _Igamma.apply(a, x, False), "igamma")
 
 
 def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
@@ -203,7 +202,7 @@ def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     torch.special.gammaincc): Lentz's continued fraction where other >= input + 1."""
     _tensors_only("igammac", input, other)
     a, x = _igamma_args(input, other)
-    return _into(out, _Igamma.apply(a, x, True))
+    return _into(out, _Igamma.apply(a, x, True), "igammac")
 
 
 __all__ = ["lgamma", "digamma", "polygamma", "erfinv", "erfc", "mvlgamma", "igamma", "igammac"]

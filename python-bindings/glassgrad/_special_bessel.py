@@ -12,39 +12,41 @@ from ._tensor import Tensor
 
 def airy_ai(x: Tensor, *, out=None) -> Tensor:
     """The Airy function Ai (torch.special.airy_ai): 0 above 103.892, NaN at +-inf."""
-    return _into(out, _without_gradient("airy_ai", B.airy_ai, x))
+    return _into(out, _without_gradient("airy_ai", B.airy_ai, x), "airy_ai")
 
 
 def bessel_y0(input: Tensor, *, out=None) -> Tensor:
     """The Bessel function of the second kind, order 0 (torch.special.bessel_y0): -inf at 0, NaN below."""
-    return _into(out, _without_gradient("bessel_y0", B.bessel_y0, input))
+    return _into(out, _without_gradient("bessel_y0", B.bessel_y0, input), "bessel_y0")
 
 
 def bessel_y1(input: Tensor, *, out=None) -> Tensor:
     """The Bessel function of the second kind, order 1 (torch.special.bessel_y1): -inf at 0, NaN below."""
-    return _into(out, _without_gradient("bessel_y1", B.bessel_y1, input))
+    return _into(out, _without_gradient("bessel_y1", B.bessel_y1, input), "bessel_y1")
 
 
 def modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
     """The modified Bessel function of the second kind, order 0 (torch.special.modified_bessel_k0):
     inf at 0, NaN below."""
-    return _into(out, _without_gradient("modified_bessel_k0", B.modified_bessel_k0, input))
+    return _into(out, _without_gradient("modified_bessel_k0", B.modified_bessel_k0, input), "modified_bessel_k0")
 
 
 def modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
     """The modified Bessel function of the second kind, order 1 (torch.special.modified_bessel_k1):
     inf at 0, NaN below."""
-    return _into(out, _without_gradient("modified_bessel_k1", B.modified_bessel_k1, input))
+    return _into(out, _without_gradient("modified_bessel_k1", B.modified_bessel_k1, input), "modified_bessel_k1")
 
 
 def scaled_modified_bessel_k0(x: Tensor, *, out=None) -> Tensor:
     """e^x K0(x) (torch.special.scaled_modified_bessel_k0): inf at 0, NaN below."""
-    return _into(out, _without_gradient("scaled_modified_bessel_k0", B.scaled_modified_bessel_k0, x))
+    name = "scaled_modified_bessel_k0"
+    return _into(out, _without_gradient(name, B.scaled_modified_bessel_k0, x), name)
 
 
 def scaled_modified_bessel_k1(x: Tensor, *, out=None) -> Tensor:
     """e^x K1(x) (torch.special.scaled_modified_bessel_k1): inf at 0, NaN below."""
-    return _into(out, _without_gradient("scaled_modified_bessel_k1", B.scaled_modified_bessel_k1, x))
+    name = "scaled_modified_bessel_k1"
+    return _into(out, _without_gradient(name, B.scaled_modified_bessel_k1, x), name)
 
 
 __all__ = ["airy_ai", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",

@@ -84,49 +84,49 @@ _Entr = _unary("Entr", _entr_value, lambda x, y: -(1 + x.log()))
 def i0(input: Tensor, *, out=None) -> Tensor:
     """The modified Bessel function of the first kind, order 0 (torch.i0, torch.special.i0);
     gradient i1(x)."""
-    return _into(out, _I0.apply(_as_float(input)))
+    return _into(out, _I0.apply(_as_float(input)), "i0")
 
 
 def i0e(input: Tensor, *, out=None) -> Tensor:
     """e^-|x| i0(x) (torch.special.i0e); gradient i1e(x) - sgn(x) i0e(x)."""
-    return _into(out, _I0e.apply(_as_float(input)))
+    return _into(out, _I0e.apply(_as_float(input)), "i0e")
 
 
 def i1(input: Tensor, *, out=None) -> Tensor:
     """The modified Bessel function of the first kind, order 1 (torch.special.i1); gradient
     i0(x) - i1(x)/x, 1/2 at 0."""
-    return _into(out, _I1.apply(_as_float(input)))
+    return _into(out, _I1.apply(_as_float(input)), "i1")
 
 
 def i1e(input: Tensor, *, out=None) -> Tensor:
     """e^-|x| i1(x) (torch.special.i1e); gradient i0e(x) - i1e(x) (sgn(x) + 1/x), 1/2 at 0."""
-    return _into(out, _I1e.apply(_as_float(input)))
+    return _into(out, _I1e.apply(_as_float(input)), "i1e")
 
 
 def ndtr(input: Tensor, *, out=None) -> Tensor:
     """The standard normal distribution function (torch.special.ndtr); gradient its density."""
-    return _into(out, _Ndtr.apply(_as_float(input)))
+    return _into(out, _Ndtr.apply(_as_float(input)), "ndtr")
 
 
 def ndtri(input: Tensor, *, out=None) -> Tensor:
     """The inverse of ndtr on [0, 1] (torch.special.ndtri): -inf at 0, inf at 1, NaN outside;
     gradient sqrt(2 pi) e^(y^2/2)."""
-    return _into(out, _Ndtri.apply(_as_float(input)))
+    return _into(out, _Ndtri.apply(_as_float(input)), "ndtri")
 
 
 def log_ndtr(input: Tensor, *, out=None) -> Tensor:
     """log(ndtr(x)) without its underflow for very negative x (torch.special.log_ndtr)."""
-    return _into(out, _LogNdtr.apply(_as_float(input)))
+    return _into(out, _LogNdtr.apply(_as_float(input)), "log_ndtr")
 
 
 def erfcx(input: Tensor, *, out=None) -> Tensor:
     """e^(x^2) erfc(x) (torch.special.erfcx), finite for large x; gradient 2x erfcx(x) - 2/sqrt(pi)."""
-    return _into(out, _Erfcx.apply(_as_float(input)))
+    return _into(out, _Erfcx.apply(_as_float(input)), "erfcx")
 
 
 def entr(input: Tensor, *, out=None) -> Tensor:
     """-x log(x) for x > 0, 0 at 0, -inf below (torch.special.entr); gradient -(1 + log x)."""
-    return _into(out, _Entr.apply(_as_float(input)))
+    return _into(out, _Entr.apply(_as_float(input)), "entr")
 
 
 class _Zeta(Function):
@@ -149,7 +149,7 @@ def zeta(input, other, *, out=None) -> Tensor:
     be a number): inf at input = 1 and at the poles other = 0, -1, ...; NaN for input < 1; the
     gradient to other only, as PyTorch's."""
     x, q = _igamma_args(input, other)
-    return _into(out, _Zeta.apply(x, q))
+    return _into(out, _Zeta.apply(x, q), "zeta")
 
 
 # The dtypes PyTorch's CPU kernels of the functions without a gradient refuse, by PyTorch's names.
@@ -174,24 +174,24 @@ def _without_gradient(name: str, value_fn, input: Tensor) -> Tensor:
 
 def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:
     """i0's values without a gradient (torch.special.modified_bessel_i0, which has none)."""
-    return _into(out, _without_gradient("modified_bessel_i0", W.i0, input))
+    return _into(out, _without_gradient("modified_bessel_i0", W.i0, input), "modified_bessel_i0")
 
 
 def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:
     """i1's values without a gradient (torch.special.modified_bessel_i1, which has none)."""
-    return _into(out, _without_gradient("modified_bessel_i1", W.i1, input))
+    return _into(out, _without_gradient("modified_bessel_i1", W.i1, input), "modified_bessel_i1")
 
 
 def bessel_j0(input: Tensor, *, out=None) -> Tensor:
     """The Bessel function of the first kind, order 0 (torch.special.bessel_j0), without a gradient
     (PyTorch has none)."""
-    return _into(out, _without_gradient("bessel_j0", W.bessel_j0, input))
+    return _into(out, _without_gradient("bessel_j0", W.bessel_j0, input), "bessel_j0")
 
 
 def bessel_j1(input: Tensor, *, out=None) -> Tensor:
     """The Bessel function of the first kind, order 1 (torch.special.bessel_j1), without a gradient
     (PyTorch has none)."""
-    return _into(out, _without_gradient("bessel_j1", W.bessel_j1, input))
+    return _into(out, _without_gradient("bessel_j1", W.bessel_j1, input), "bessel_j1")
 
 
 def spherical_bessel_j0(x: Tensor, *, out=None) -> Tensor:
@@ -199,7 +199,7 @@ def spherical_bessel_j0(x: Tensor, *, out=None) -> Tensor:
     def value(x: Tensor) -> Tensor:
         safe = where(x == 0, 1.0, x)
         return where(x == 0, 1.0, where(x.abs() == math.inf, 0.0, safe.sin() / safe))
-    return _into(out, _without_gradient("spherical_bessel_j0", value, x))
+    return _into(out, _without_gradient("spherical_bessel_j0", value, x), "spherical_bessel_j0")
 
 
 __all__ = ["i0"]

@@ -160,7 +160,7 @@ def _chebyshev(name: str, input, n, out):
     with no_grad():
         x, nf, n64 = _operands(name, input, n)
         y = x + x - 1 if shifted else x
-        return _into(out, fn(x, nf, n64, y, not shifted, threshold))
+        return _into(out, fn(x, nf, n64, y, not shifted, threshold), name)
 
 
 def _hermite(name: str, input, n, out, physicists: bool):
@@ -180,7 +180,7 @@ def _hermite(name: str, input, n, out, physicists: bool):
                 return x * q - recurrence.product(float(j), p)
         value = recurrence.run(nf, looping, first, x, step).to(x.dtype)
         value = where(nf > limit, math.nan, value)
-        return _into(out, where(nf < 0, 0.0, where(nf == 0, 1.0, where(nf == 1, first, value))))
+        return _into(out, where(nf < 0, 0.0, where(nf == 0, 1.0, where(nf == 1, first, value))), name)
 
 
 def _laguerre_or_legendre(name: str, input, n, out):
@@ -203,7 +203,7 @@ def _laguerre_or_legendre(name: str, input, n, out):
             return recurrence.round(factor(j, x) * q - recurrence.product(float(j), p)) / float(j + 1)
         value = recurrence.run(nf, (nf >= 2) & ~ends, first, x, step).to(x.dtype)
         value = where(nf == 1, first, where(nf == 0, 1.0, value))
-        return _into(out, where(nf < 0, 0.0, where(ends, at_ends, value)))
+        return _into(out, where(nf < 0, 0.0, where(ends, at_ends, value)), name)
 
 
 def chebyshev_polynomial_t(x, n, *, out=None) -> Tensor:

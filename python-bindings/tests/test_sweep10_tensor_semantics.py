@@ -3,8 +3,15 @@ unique_consecutive with dim over empty inputs (PyTorch's RuntimeError when an ax
 is empty, empty results when dim itself is, IndexError for a 0-d input); arange's int64 count
 from truncated bounds; eye in bfloat16; tril_indices/triu_indices of other dtypes than int64 and
 int32 refused; linspace and logspace reading start and end through the result dtype's checked
-conversion (integers truncated and wrapped), and refusing bool for two or more values. Each case
-is compared with PyTorch itself. Torch-guarded: CI has no torch."""
+conversion (integers truncated and wrapped), and refusing bool for two or more values; lerp's
+0-d weight joining the type promotion; out= of the functions whose PyTorch kernel wants out in
+the result's dtype exactly (abs, floor, amax, argmax, signbit, the (values, indices) pairs, ...),
+of all/any (bool or uint8 only), of bfloat16 (resize_ of a bfloat16 tensor failed), and of the
+special functions and linalg.tensorinv/tensorsolve/ldl_solve and F.normalize (resized as
+PyTorch's, not refused). Each case is compared with PyTorch itself. Torch-guarded: CI has no
+torch."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -19,7 +26,8 @@ def _same(ours, theirs):
     for a, b in zip(ours, theirs):
         assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
         assert tuple(a.shape) == tuple(b.shape)
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        # the last bits of a special function's value may differ (rtol 1e-5); all else is equal
+        np.testing.assert_allclose(a.numpy().astype(np.float64), b.numpy().astype(np.float64), rtol=1e-5, atol=0)
 
 
 def _outcome(call):
@@ -83,3 +91,79 @@ def test_triangle_indices_dtypes(name, dtype):
 def test_linspace_and_logspace_read_their_ends_in_the_result_dtype(name, args):
     *ends, steps, dtype = args
     _compare(lambda m: getattr(m, name)(*ends, steps, dtype=getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "bool", "float16", "float32"])
+@pytest.mark.parametrize("weight", ["float32", "float64", "float16", "int64"])
+def test_lerp_promotes_with_a_zero_dim_weight(dtype, weight):
+    def call(m, inplace=False):
+        start, end = m.tensor([1, 0, 3]).to(getattr(m, dtype)), m.tensor([4, 1, 0]).to(getattr(m, dtype))
+        w = m.tensor(0.25).to(getattr(m, weight))
+        return start.clone().lerp_(end, w) if inplace else m.lerp(start, end, w)
+    _compare(call)
+    _compare(lambda m: call(m, inplace=True))
+
+
+_OUT_DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+_OUT_CALLS = {  # (input dtype, call(m, x, out)) for every dtype of out, empty or of the wrong shape
+    "abs": ("float32", lambda m, x, out: m.abs(x, out=out)),
+    "neg int": ("int64", lambda m, x, out: m.neg(x, out=out)),
+    "floor": ("float16", lambda m, x, out: m.floor(x, out=out)),
+    "sign": ("int64", lambda m, x, out: m.sign(x, out=out)),
+    "bitwise_not": ("bool", lambda m, x, out: m.bitwise_not(x, out=out)),
+    "nan_to_num": ("float32", lambda m, x, out: m.nan_to_num(x, out=out)),
+    "amax": ("float32", lambda m, x, out: m.amax(x, 1, out=out)),
+    "argmax": ("float32", lambda m, x, out: m.argmax(x, 1, out=out)),
+    "signbit": ("float32", lambda m, x, out: m.signbit(x, out=out)),
+    "isposinf": ("int64", lambda m, x, out: m.isposinf(x, out=out)),
+    "all": ("float32", lambda m, x, out: m.all(x, 1, out=out)),
+    "any": ("int64", lambda m, x, out: m.any(x, out=out)),
+    "tril": ("int64", lambda m, x, out: m.tril(x, out=out)),
+    "index_select": ("float32", lambda m, x, out: m.index_select(x, 0, m.tensor([1, 0]), out=out)),
+    "nonzero": ("float32", lambda m, x, out: m.nonzero(x, out=out)),
+    "float_power": ("float32", lambda m, x, out: m.float_power(x, 2, out=out)),
+    "exp": ("float32", lambda m, x, out: m.exp(x, out=out)),
+    "add": ("int64", lambda m, x, out: m.add(x, x, out=out)),
+    "erfc": ("float32", lambda m, x, out: m.erfc(x, out=out)),
+    "erfinv": ("float32", lambda m, x, out: m.erfinv(x * 0.1, out=out)),
+    "lgamma": ("float32", lambda m, x, out: m.lgamma(x, out=out)),
+    "igamma": ("float32", lambda m, x, out: m.igamma(x.abs() + 1, x.abs() + 1, out=out)),
+    "normalize": ("float32", lambda m, x, out: m.nn.functional.normalize(x, out=out)),
+    "tensorinv": ("float64", lambda m, x, out: m.linalg.tensorinv(x.reshape(2, 1, 2) + m.eye(2).reshape(2, 1, 2) * 9,
+                                                                  ind=1, out=out)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_OUT_CALLS))
+@pytest.mark.parametrize("size", [0, 3])
+def test_out_dtypes_and_resizing(name, size):
+    dtype, call = _OUT_CALLS[name]
+    data = [[1.5, -2.0], [0.0, 3.25]]
+    for out_dtype in _OUT_DTYPES:
+        def run(m):
+            x = m.tensor(data).to(getattr(m, dtype))
+            out = m.zeros(size, dtype=getattr(m, out_dtype))
+            result = call(m, x, out)
+            assert result is out
+            return out.float()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the resize of an out with elements warns, in both
+            _compare(run)
+
+
+@pytest.mark.parametrize("name", ["sort", "cummax", "kthvalue", "mode", "topk", "median", "max"])
+def test_out_pairs_take_the_results_dtypes(name):
+    args = {"sort": (), "cummax": (1,), "kthvalue": (1,), "mode": (1,), "topk": (1,), "median": (1,), "max": (1,)}[name]
+    for values, indices in [("float32", "int64"), ("float64", "int64"), ("float32", "int32"), ("int64", "int64")]:
+        def run(m):
+            out = (m.zeros(0, dtype=getattr(m, values)), m.zeros(0, dtype=getattr(m, indices)))
+            got = getattr(m, name)(m.tensor([[1.5, -2.0], [0.0, 3.25]]), *args, out=out)
+            return got[0], got[1]
+        _compare(run)
+
+
+def test_resize_of_a_bfloat16_tensor_keeps_its_values():
+    for m in (torch, gg):
+        x = m.tensor([1.5, 2.25, 3.0]).to(m.bfloat16)
+        x.resize_(2, 1)
+        assert x.dtype == m.bfloat16 and x.float().tolist() == [[1.5], [2.25]]

@@ -15,7 +15,7 @@ from .._return_types import torch_name
 from .. import _C
 from .._dtypes import plain
 from .._tensor import Tensor, tensor
-from ._checks import LinAlgError, batch_prefix, check_float, check_matrix, check_same_dtype, into_each
+from ._checks import LinAlgError, batch_prefix, check_float, check_matrix, check_same_dtype, into, into_each
 
 _ALPHA = (1.0 + math.sqrt(17.0)) / 8.0  # Bunch-Kaufman's growth bound
 
@@ -205,7 +205,4 @@ def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False,
     b = np.broadcast_to(b, batch + b.shape[-2:]).reshape((count,) + b.shape[-2:])
     x = np.stack([_sytrs(l_, p_, b_) for l_, p_, b_ in zip(ld, piv, b)]) if len(b) else np.zeros(b.shape)
     y = tensor(x.reshape(batch + B.shape[-2:]).astype(np.dtype(plain(B.dtype))), device=B.device)
-    if out is not None:
-        out.copy_(y)
-        return out
-    return y
+    return into(out, y, "linalg.ldl_solve")

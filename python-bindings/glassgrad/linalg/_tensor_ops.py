@@ -6,6 +6,7 @@ import math
 
 from .. import _C
 from .._tensor import Tensor, _dim
+from .._out import write_out
 from ._checks import check_float
 from ._lu import inv, solve
 
@@ -40,10 +41,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
                             f"  linalg.tensorinv: A {list(A.shape)}, ind = {ind}\n  fix: choose ind so both halves hold "
                             "as many elements")
     X = inv(A.reshape(math.prod(rows), math.prod(cols))).reshape(*cols, *rows)
-    if out is not None:
-        out.copy_(X)
-        return out
-    return X
+    return X if out is None else write_out(out, X, "linalg.tensorinv")  # a castable out, as PyTorch's
 
 
 def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
@@ -60,7 +58,4 @@ def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
                             f"  linalg.tensorsolve: A {list(A.shape)}, B {list(B.shape)}\n"
                             "  fix: A's first B.ndim axes hold as many elements as B, and so do its other axes")
     X = solve(A.reshape(B.numel(), B.numel()), B.reshape(B.numel())).reshape(*shape)
-    if out is not None:
-        out.copy_(X)
-        return out
-    return X
+    return X if out is None else write_out(out, X, "linalg.tensorsolve")  # a castable out, as PyTorch's
