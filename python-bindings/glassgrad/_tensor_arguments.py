@@ -87,7 +87,8 @@ transpose_copy=input trapezoid=y trapz=y tril=input triplet_margin_loss=anchor,p
 trunc=input trunc_=input unbind=input unbind_copy=input unflatten=input unfold_copy=input unsafe_chunk=input
 unsafe_split=input unsafe_split_with_sizes=input unsqueeze=input unsqueeze_copy=input vander=x var=input
 var_mean=input vdot=input,other view_copy=input vsplit=input where=condition xlogy_=input zero_=input
-zeros_like=input
+zeros_like=input arctan2_=input,other atan2_=input,other heaviside_=input,values hypot_=input,other
+logical_and_=input,other logical_or_=input,other logical_xor_=input,other nextafter_=input,other
 """
 
 _METHODS = """
@@ -95,7 +96,8 @@ addbmm addcdiv addcmul addmm addmv addmv_ addr allclose arctan2 as_strided_scatt
 cholesky_solve cross diagonal_scatter dist dot equal fmax fmin gcd gcd_ ger heaviside hypot igamma igammac inner
 is_same_size isclose kron lcm lcm_ ldexp ldexp_ logaddexp logaddexp2 logical_and logical_or logical_xor
 masked_scatter masked_select matmul maximum minimum mm mv nextafter orgqr outer prelu put resize_as_ select_scatter
-slice_scatter take take_along_dim vdot
+slice_scatter take take_along_dim vdot arctan2_ atan2_ heaviside_ hypot_ logical_and_ logical_or_ logical_xor_
+nextafter_
 """
 
 

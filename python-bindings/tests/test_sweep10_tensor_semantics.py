@@ -167,3 +167,11 @@ def test_resize_of_a_bfloat16_tensor_keeps_its_values():
         x = m.tensor([1.5, 2.25, 3.0]).to(m.bfloat16)
         x.resize_(2, 1)
         assert x.dtype == m.bfloat16 and x.float().tolist() == [[1.5], [2.25]]
+
+
+@pytest.mark.parametrize("name", ["atan2_", "arctan2_", "heaviside_", "hypot_", "logical_and_", "logical_or_",
+                                  "logical_xor_", "nextafter_"])
+def test_in_place_methods_taking_a_tensor_refuse_a_number(name):
+    for number in (2, 2.5, True):
+        _compare(lambda m: getattr(m.ones(2), name)(number))
+    _compare(lambda m: getattr(m.tensor([0.5, -1.0]), name)(m.tensor([1.0, 0.0])))
