@@ -207,6 +207,28 @@ def test_named_parameters_are_accepted_and_kept_as_param_names():
     assert opt.param_groups[0]["params"] == [model.weight, model.bias]
 
 
+@pytest.mark.parametrize("params", [lambda m: [("weight", m.weight), m.bias], lambda m: [m.weight, ("bias", m.bias)]])
+def test_a_group_with_some_names_missing_is_torchs_value_error(params):
+    model = gg.Linear(3, 2)
+    with pytest.raises(ValueError) as e:
+        gg.SGD(params(model), lr=0.1)
+    assert str(e.value).splitlines()[0] == ("all optimizer params should be with/without names. Some param names "
+                                            "are missing")
+
+
+def test_groups_with_and_without_names_do_not_mix_as_in_torch():
+    model = gg.Linear(3, 2)
+    with pytest.raises(ValueError) as e:
+        gg.SGD([{"params": [model.weight]}, {"params": [("bias", model.bias)]}], lr=0.1)
+    assert str(e.value).splitlines()[0] == ("all optimizer param groups should be with/without names. cannot add "
+                                            "param group with names to the optimizer")
+    opt = gg.SGD([("weight", model.weight)], lr=0.1)
+    with pytest.raises(ValueError, match="cannot add param group without names to the optimizer"):
+        opt.add_param_group({"params": [model.bias]})
+    opt.add_param_group({"params": [("bias", model.bias)], "lr": 0.5})
+    assert opt.param_groups[1]["param_names"] == ["bias"]
+
+
 def test_invalid_hyperparameters_are_refused():
     p = [gg.Parameter(np.zeros(2))]
     with pytest.raises(gg.InvalidArgumentError, match="lr must be >= 0"):

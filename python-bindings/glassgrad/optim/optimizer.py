@@ -272,7 +272,12 @@ class Optimizer(OptimizerHooks):
                             "tensors in sets will change between runs. Please use a list instead.")
         params = [params] if isinstance(params, Tensor) else list(params)
         names = None
-        if params and isinstance(params[0], tuple):
+        named = [isinstance(p, tuple) for p in params]
+        if any(named):  # model.named_parameters(): (name, tensor) pairs, every one or none, as PyTorch's
+            if not all(named):
+                raise ValueError(f"all optimizer params should be with/without names. Some param names are missing\n"
+                                 f"  {name}: parameter {named.index(False)} of the group is not a (name, tensor) pair\n"
+                                 "  fix: pass model.named_parameters() or model.parameters(), not a mix")
             names = [n for n, _ in params]
             params = [p for _, p in params]
         start = sum(len(g["params"]) for g in self.param_groups)
@@ -285,6 +290,12 @@ class Optimizer(OptimizerHooks):
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           stacklevel=3)
             self._repeats = True
+        has_names = names is not None or "param_names" in param_group
+        if self.param_groups and ("param_names" in self.param_groups[0]) != has_names:  # PyTorch's rule
+            raise ValueError(f"all optimizer param groups should be with/without names. cannot add param group "
+                             f"{'with names' if has_names else 'without names'} to the optimizer\n  {name}: the "
+                             f"groups before are {'without' if has_names else 'with'} names\n  fix: give every group "
+                             "its parameters the same way: model.fc.named_parameters() or model.fc.parameters()")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError(f"{name}: some parameters appear in more than one parameter group\n"
