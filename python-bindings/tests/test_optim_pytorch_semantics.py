@@ -157,3 +157,34 @@ def test_get_lr_of_a_scripts_scheduler_does_not_warn_pytorchs_own_do():
 def test_get_lr_warnings_match_torch():
     torch = pytest.importorskip("torch")
     assert _get_lr_warnings(torch) == _get_lr_warnings(gg)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("betas", [(0, 0.999), (0.9, gg.tensor(0.99)), (gg.tensor(0.9), 0.99)])
+def test_adam_betas_are_both_floats_or_both_tensors(name, betas):
+    with pytest.raises(ValueError) as e:
+        getattr(gg.optim, name)(_params(gg), betas=betas)
+    assert str(e.value).splitlines()[0] == "betas must be either both floats or both Tensors"
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_adam_tensor_betas_refuse_foreach_without_capturable(name):
+    betas = (gg.tensor(0.9), gg.tensor(0.99))
+    with pytest.raises(ValueError) as e:
+        getattr(gg.optim, name)(_params(gg), betas=betas, foreach=True)
+    assert str(e.value).splitlines()[0] == ("betas[0] as a Tensor is not supported for capturable=False and "
+                                            "foreach=True")
+    opt = getattr(gg.optim, name)(_params(gg), betas=betas)  # foreach=None: accepted
+    assert opt.param_groups[0]["betas"][0] == pytest.approx(0.9)
+
+
+def test_an_out_of_range_beta_is_named_before_its_kind():
+    # PyTorch checks the range first: (0.9, 1) is out of range, not "both floats"
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        gg.optim.Adam(_params(gg), betas=(0.9, 1))
+
+
+def test_other_betas_optimizers_take_int_betas_as_torch():
+    for name in ("NAdam", "RAdam", "Adamax"):
+        opt = getattr(gg.optim, name)(_params(gg), betas=(0, 0.99))
+        assert opt.param_groups[0]["betas"] == (0.0, 0.99)

@@ -67,6 +67,7 @@ class Adam(BetasOptimizer):
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable, fused=fused,
                                       decoupled_weight_decay=decoupled_weight_decay))
+        _check_beta_kinds(type(self).__name__, betas, foreach, capturable)
 
     def _group_call(self, group, params):
         # _row's nodes for the whole group once every parameter's state exists (the first step
@@ -102,6 +103,19 @@ class Adam(BetasOptimizer):
             return "AdamAMSGradUpdate", attrs, head + [st["max_exp_avg_sq"]._h, st["step"]._h], targets
         targets = [p, st["exp_avg"], st["exp_avg_sq"], st["step"]]
         return "AdamUpdate", attrs, head + [st["step"]._h], targets
+
+
+def _check_beta_kinds(name: str, betas, foreach, capturable) -> None:
+    """PyTorch's Adam (and AdamW) rule for the betas argument, checked after their range: both
+    Python floats or both tensors (betas=(0, 0.999) is refused, as there), and tensors only where
+    foreach is not asked without capturable."""
+    floats = all(isinstance(b, float) for b in betas)
+    if not floats and not all(isinstance(b, Tensor) for b in betas):
+        raise _C.InvalidArgumentError(f"betas must be either both floats or both Tensors\n  {name}: got betas="
+                                      f"{tuple(betas)!r}\n  fix: betas=(0.9, 0.999), floats written with a point")
+    if not floats and foreach and not capturable:
+        raise _C.InvalidArgumentError(f"betas[0] as a Tensor is not supported for capturable=False and foreach=True\n"
+                                      f"  fix: {name}(..., betas=(float(b1), float(b2))), or foreach=None")
 
 
 class AdamW(Adam):
