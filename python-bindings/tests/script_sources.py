@@ -130,6 +130,8 @@ REPOSITORIES = {
     "zalandoresearch-pytorch-vq-vae": "github.com/zalandoresearch/pytorch-vq-vae",
     "llama2.c": "github.com/karpathy/llama2.c",
     "pytorch-fm": "github.com/rixwew/pytorch-fm",
+    "Time-Series-Library": "github.com/thuml/Time-Series-Library",
+    "tabnet": "github.com/dreamquark-ai/tabnet",
 }
 
 
