@@ -302,7 +302,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         # PyTorch's int64 kernel truncates start, end and step first and counts in integers
         # (arange(0, 5, 1.9, dtype=torch.int64) is [0, 1, 2, 3, 4]; a step of 0.5 is a step of 0);
         # every other dtype counts ceil((end - start) / step) in float64
-        start, end, step = (math.trunc(v) for v in (start, end, step))
+        start, end, step = (int(v) for v in (start, end, step))  # int() truncates, NumPy scalars too
         if step == 0:
             raise RefusedValueError("step must be nonzero\n  arange: the step truncates to 0 in int64\n  fix: a "
                                     "whole step, or a floating dtype: arange(0, 1, 0.5, dtype=torch.float32)")
@@ -316,7 +316,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     if integral or np.issubdtype(target, np.integer):
         # an integer dtype accumulates in integers: PyTorch truncates start and step first
         # (arange(0, 5, 1.5, dtype=torch.int64) is [0, 1, 2, 3]); the count stays ceil((end - start) / step)
-        values = math.trunc(start) + math.trunc(step) * np.arange(n, dtype=np.int64)
+        values = int(start) + int(step) * np.arange(n, dtype=np.int64)
     else:
         values = float(start) + float(step) * np.arange(n, dtype=np.float64)
     return _leaf(values.astype(target), device, requires_grad)
@@ -335,7 +335,7 @@ def _range_ends(start, end, steps: int, name: str, where: str) -> Tuple[float, f
     for v in (start, end):
         v = v.item() if isinstance(v, Tensor) else v
         check_fits(v, name, where)
-        ends.append(float(np.int64(math.trunc(v)).astype(np_dtype)) if np_dtype.kind in "iu" else float(v))
+        ends.append(float(np.int64(int(v)).astype(np_dtype)) if np_dtype.kind in "iu" else float(v))
     return ends[0], ends[1]
 
 

@@ -724,11 +724,20 @@ def lerp(input, end, weight) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
                                   f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")
+    # PyTorch's kernel: start + weight * (end - start) for |weight| < 0.5, end - (end - start) * (1 - weight)
+    # from there, so that weight 1 gives end exactly and lerp(-inf, 2, 0.6) is -inf (not -inf + inf)
+    step = sub(end, input)
     if is_number(weight):
         _check_in_opmath(weight, input.dtype, "lerp's weight")
-    step = sub(end, input)
-    scaled = scaled_by_argument(step, weight) if is_number(weight) else mul(weight, step)
-    return binary("Add", input, scaled, None, torch_node(f"LerpBackward{int(not is_number(weight))}", input, end, weight))
+        node = torch_node("LerpBackward0", input, end)
+        if -0.5 < weight < 0.5:
+            return binary("Add", input, scaled_by_argument(step, weight), None, node)
+        # 1 - weight as the kernel computes it, in float32 for the types narrower than float64
+        rest = 1.0 - float(weight) if input.dtype == "float64" else float(np.float32(1) - np.float32(weight))
+        return binary("Sub", end, scaled_by_argument(step, rest), None, node)
+    near = binary("Less", _op("Abs", [weight]), 0.5)
+    return _op("Where", [near, add(input, mul(weight, step)), sub(end, mul(step, rsub(weight, 1)))],
+               torch_node("LerpBackward1", input, end, weight))
 
 
 # ---- comparisons and logic (bool results) --------------------------------------------------------

@@ -175,3 +175,23 @@ def test_in_place_methods_taking_a_tensor_refuse_a_number(name):
     for number in (2, 2.5, True):
         _compare(lambda m: getattr(m.ones(2), name)(number))
     _compare(lambda m: getattr(m.tensor([0.5, -1.0]), name)(m.tensor([1.0, 0.0])))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+@pytest.mark.parametrize("start,end,weight", [(-np.inf, 2.0, 0.6), (1.0, np.inf, 0.2), (1e30, -1e30, 0.9), (0.1, 0.7, 0.9999),
+                                              (2.0, 5.0, 1.0), (3.0, -1.0, -0.7), (0.1, 0.3, 0.3)])
+def test_lerp_computes_from_the_nearer_end_as_pytorch(dtype, start, end, weight):
+    # start + weight * (end - start) below weight 0.5, end - (end - start) * (1 - weight) from there
+    def call(m, tensor_weight):
+        s, e = m.tensor([start]).to(getattr(m, dtype)), m.tensor([end]).to(getattr(m, dtype))
+        return m.lerp(s, e, m.tensor([weight]).to(getattr(m, dtype)) if tensor_weight else weight)
+    for tensor_weight in (False, True):
+        theirs, ours = call(torch, tensor_weight), call(gg, tensor_weight)
+        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy())
+
+
+@pytest.mark.parametrize("bounds", [(np.int64(2),), (np.int32(1), np.int64(7), np.int16(2)),
+                                    (np.float64(-2.5), 4.7, 2), (0, np.float32(5), 1.9)])
+@pytest.mark.parametrize("dtype", [None, "int64", "int32", "uint8"])
+def test_arange_takes_numpy_scalar_bounds(bounds, dtype):
+    _compare(lambda m: m.arange(*bounds, dtype=None if dtype is None else getattr(m, dtype)))
