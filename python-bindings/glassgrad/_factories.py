@@ -315,8 +315,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     n = builtins.max(0, count)
     if integral or np.issubdtype(target, np.integer):
         # an integer dtype accumulates in integers: PyTorch truncates start and step first
-        # (arange(0, 5, 1.5, dtype=torch.int64) is [0, 1, 2, 3]); the count stays ceil((end - start) / step)
-        values = int(start) + int(step) * np.arange(n, dtype=np.int64)
+        # (arange(0, 5, 1.5, dtype=torch.int32) is [0, 1, 2, 3]; the count above)
+        values: np.ndarray = int(start) + int(step) * np.arange(n, dtype=np.int64)
     else:
         values = float(start) + float(step) * np.arange(n, dtype=np.float64)
     return _leaf(values.astype(target), device, requires_grad)
