@@ -188,3 +188,24 @@ def test_other_betas_optimizers_take_int_betas_as_torch():
     for name in ("NAdam", "RAdam", "Adamax"):
         opt = getattr(gg.optim, name)(_params(gg), betas=(0, 0.99))
         assert opt.param_groups[0]["betas"] == (0.0, 0.99)
+
+
+def test_lbfgs_keeps_a_tensor_lr_as_the_groups_object():
+    lr = gg.tensor(0.5)
+    p = gg.tensor([1.0, -2.0], requires_grad=True)
+    opt = gg.optim.LBFGS([p], lr=lr)
+    sched = gg.optim.lr_scheduler.ExponentialLR(opt, 0.5)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - 3) ** 2).sum()
+        loss.backward()
+        return loss
+
+    for _ in range(2):
+        opt.step(closure)
+        sched.step()
+    assert opt.param_groups[0]["lr"] is lr and lr.item() == 0.125  # filled in place, as PyTorch's
+    assert p.detach().numpy() == pytest.approx([3.0, 3.0], abs=1e-4)
+    with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+        gg.optim.LBFGS([p], lr=gg.tensor([0.5, 0.1]))

@@ -129,8 +129,6 @@ class LBFGS(Optimizer):
     def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval: Optional[int] = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: Optional[str] = None, *, maximize: bool = False):
-        if isinstance(lr, Tensor):
-            lr = float(lr.item())
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
@@ -264,7 +262,8 @@ class LBFGS(Optimizer):
             raise AssertionError(f"Expected exactly one param_group, but got {len(self.param_groups)}")
         self._step_calls += 1
         group = self.param_groups[0]
-        lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
+        # (a tensor lr stays the group's object, as PyTorch's; the step reads its value)
+        lr, max_iter, max_eval = float(group["lr"]), group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         history_size, line_search_fn = group["history_size"], group["line_search_fn"]
 
