@@ -187,7 +187,10 @@ def _scatter_into(input: Tensor, src: Tensor, key: tuple, expected: Sequence[int
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """torch.select_scatter: a copy of input with input.select(dim, index) replaced by src."""
-    d = dim % input.ndim if input.ndim else 0
+    if input.ndim == 0:
+        raise _C.GlassgradIndexError("select() cannot be applied to a 0-dim tensor.\n  select_scatter: input is "
+                                     "0-d, as PyTorch\n  fix: input.reshape(1)")
+    d = _dim(dim, input.ndim, "select_scatter", input.shape)  # out of range: PyTorch's IndexError
     n = input.shape[d]
     i = _args.integer(index, "index", "select_scatter")
     if not -n <= i < n:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import _C, _args, _autocast, _inplace, _math
-from ._tensor import Tensor, _op, check_fits
+from ._tensor import Tensor, _dim, _op, check_fits
 from ._torch_operands import named_node
 from .functional import elu, where
 
@@ -54,7 +54,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if input.ndim == 0:
         raise _C.ShapeError("glu does not support scalars because halving size must be even\n"
                             "  fix: pass a tensor with an even-sized dimension")
-    d = dim % input.ndim
+    d = _dim(dim, input.ndim, "glu", input.shape)  # out of range: PyTorch's IndexError, not wrapped
     n = input.shape[d]
     if n % 2:
         raise _C.ShapeError(f"glu: Halving dimension must be even, but dimension {d} is size {n}\n"

@@ -195,3 +195,17 @@ def test_lerp_computes_from_the_nearer_end_as_pytorch(dtype, start, end, weight)
 @pytest.mark.parametrize("dtype", [None, "int64", "int32", "uint8"])
 def test_arange_takes_numpy_scalar_bounds(bounds, dtype):
     _compare(lambda m: m.arange(*bounds, dtype=None if dtype is None else getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("dim", [3, -4, 5, True, -1, 1])
+def test_glu_dim_out_of_range_is_an_index_error(dim):
+    _compare(lambda m: m.nn.functional.glu(m.arange(24.0).reshape(2, 3, 4), dim))
+
+
+@pytest.mark.parametrize("dim", [2, -3, 5, 0, -1])
+def test_select_scatter_dim_out_of_range_is_an_index_error(dim):
+    def call(m):
+        x = m.zeros(2, 3)
+        return m.select_scatter(x, m.ones(x.select(dim % 2, 0).shape), dim, 0)
+    _compare(call)
+    _compare(lambda m: m.select_scatter(m.tensor(1.0), m.tensor(2.0), 0, 0))
