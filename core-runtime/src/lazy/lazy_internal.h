@@ -187,11 +187,13 @@ struct RecordMemo {
     std::shared_ptr<const NodeMeta> meta;
   };
   std::vector<Entry> entries;
-  uint64_t meta_hash = 0;
-  bool meta_hashed = false;
+  uint64_t meta_hash = 0, attrs_hash = 0;
+  bool hashed = false;
 };
-std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                                         const NodeMeta& meta, RecordMemo& memo);
+// Appends the node's outputs to `out` (one list for the whole run: no list per node) and returns
+// how many it appended.
+size_t record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                          const NodeMeta& meta, RecordMemo& memo, std::vector<ValuePtr>& out);
 // A node's record-time hash (TraceNode::hash): op, attributes, output infos.
 uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs);
 // The same, given the attributes' hash (Attrs::hash).

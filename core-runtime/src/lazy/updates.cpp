@@ -31,6 +31,25 @@ void record_updates(const std::string& op, const std::vector<std::vector<Handle*
   }
 }
 
+namespace {
+// record_group_updates' list of the nodes' outputs, taken from the thread's kept one and given
+// back emptied (the values released, the capacity kept).
+struct GroupOutputs {
+  std::vector<ValuePtr> values;
+  GroupOutputs() { values.swap(kept()); }
+  ~GroupOutputs() {
+    values.clear();
+    if (values.capacity() > kept().capacity()) kept().swap(values);
+  }
+  GroupOutputs(const GroupOutputs&) = delete;
+  GroupOutputs& operator=(const GroupOutputs&) = delete;
+  [[gnu::noinline]] static std::vector<ValuePtr>& kept() {
+    thread_local std::vector<ValuePtr> list;
+    return list;
+  }
+};
+}  // namespace
+
 bool record_group_updates(const std::string& op, const std::vector<Handle*>& params,
                           const std::vector<std::vector<Handle*>>& states, const std::vector<Handle*>& before,
                           const std::vector<Handle*>& after, const Attrs& attrs, const NodeMeta& meta,
@@ -53,8 +72,12 @@ bool record_group_updates(const std::string& op, const std::vector<Handle*>& par
   }
   const OpSchema& s = OpRegistry::instance().at(op);
   const size_t width = 2 + before.size() + states.size() + after.size();
-  std::vector<std::vector<ValuePtr>> outs;
-  outs.reserve(params.size());
+  const size_t targets = 1 + states.size();
+  // Row i's outputs are outs[i * targets + j]: one list for the group, kept from call to call on
+  // the thread (a list per row, and a list of them per call, allocated and freed every step; a
+  // nested call finds it taken and makes its own).
+  GroupOutputs outs;
+  outs.values.reserve(params.size() * targets);
   std::vector<ValuePtr> row;
   row.reserve(width);
   RecordMemo memo;
@@ -66,18 +89,18 @@ bool record_group_updates(const std::string& op, const std::vector<Handle*>& par
     row.insert(row.end(), shared_before.begin(), shared_before.end());
     for (const std::vector<Handle*>& kind : states) row.push_back(kind[i]->value());
     row.insert(row.end(), shared_after.begin(), shared_after.end());
-    outs.push_back(record_schema_memo(s, row, attrs, meta, memo));
-    if (outs.back().size() != 1 + states.size()) {
-      throw InternalError("record_group_updates: " + op + " has " + std::to_string(outs.back().size()) +
-                          " outputs, the group names " + std::to_string(1 + states.size()) + " targets a row");
+    const size_t made = record_schema_memo(s, row, attrs, meta, memo, outs.values);
+    if (made != targets) {
+      throw InternalError("record_group_updates: " + op + " has " + std::to_string(made) +
+                          " outputs, the group names " + std::to_string(targets) + " targets a row");
     }
   }
-  if (journal) journal->old.reserve(journal->old.size() + params.size() * (1 + states.size()));
-  for (size_t j = 0; j <= states.size(); ++j) {
-    const std::vector<Handle*>& targets = j == 0 ? params : states[j - 1];
+  if (journal) journal->old.reserve(journal->old.size() + params.size() * targets);
+  for (size_t j = 0; j < targets; ++j) {
+    const std::vector<Handle*>& moved = j == 0 ? params : states[j - 1];
     for (size_t i = 0; i < params.size(); ++i) {
-      ValuePtr old = targets[i]->value();
-      targets[i]->reset(std::move(outs[i][j]));
+      ValuePtr old = moved[i]->value();
+      moved[i]->reset(std::move(outs.values[i * targets + j]));
       if (journal) journal->old.push_back(std::move(old));
     }
   }

@@ -406,11 +406,14 @@ ShapeMemo& shape_memo() {
 }
 
 // The node and its output values, its shape rule's results and hashes given. The shared
-// attributes and metadata when known (a ShapeMemo hit), else interned here.
+// attributes and metadata when known (a ShapeMemo hit), else interned here. With `into`, the
+// values are appended there and the list returned is empty (a group's updates collect every
+// node's values in one list: record_schema_memo).
 std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                 const NodeMeta& meta, const std::vector<TensorInfo>& outs, bool track, uint64_t hash,
                                 uint64_t mhash, std::shared_ptr<const Attrs> shared_attrs = nullptr,
-                                std::shared_ptr<const NodeMeta> shared_meta = nullptr) {
+                                std::shared_ptr<const NodeMeta> shared_meta = nullptr,
+                                std::vector<ValuePtr>* into = nullptr) {
   auto node = new_node();
   node->schema = &s;
   node->attrs = shared_attrs ? std::move(shared_attrs) : interned_attrs().get(hash, attrs);
@@ -419,8 +422,9 @@ std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& 
   node->hash = hash;
   node->meta_hash = mhash;
   node->outputs.reserve(outs.size());
-  std::vector<ValuePtr> values;
-  values.reserve(outs.size());
+  std::vector<ValuePtr> made;
+  if (!into) made.reserve(outs.size());  // (a caller's list is reserved by the caller: no regrowth per node)
+  std::vector<ValuePtr>& values = into ? *into : made;
   for (size_t k = 0; k < outs.size(); ++k) {
     auto v = new_value();
     v->seq = next_seq();
@@ -432,7 +436,7 @@ std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& 
     values.push_back(std::move(v));
   }
   if (track) node->count_reads();
-  return values;
+  return made;
 }
 
 std::vector<ValuePtr> record_named(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
@@ -564,9 +568,13 @@ SharedMeta share_meta(const NodeMeta& meta) {
   return SharedMeta{interned_meta().get(h, meta), h};
 }
 
-std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                                         const NodeMeta& meta, RecordMemo& memo) {
-  if (s.inplace.empty() || s.view_of >= 0) return record_schema(s, inputs, attrs, meta);
+size_t record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                          const NodeMeta& meta, RecordMemo& memo, std::vector<ValuePtr>& out) {
+  auto append = [&out](std::vector<ValuePtr> made) {
+    for (ValuePtr& v : made) out.push_back(std::move(v));
+    return made.size();
+  };
+  if (s.inplace.empty() || s.view_of >= 0) return append(record_schema(s, inputs, attrs, meta));
   const HostTimer timer(HostPhase::Record);
   for (const ValuePtr& in : inputs) {
     if (!in) throw InternalError(s.name + ": null input");
@@ -582,9 +590,11 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
       break;
     }
   }
-  if (!memo.meta_hashed) {
+  if (!memo.hashed) {  // the run's attrs and metadata are the same for every row: hashed once
     memo.meta_hash = meta_hash(meta);
-    memo.meta_hashed = true;
+    memo.attrs_hash = attrs.hash();
+    memo.hashed = true;
+    memo.entries.reserve(16);  // a model's distinct rows (ResNet-18: 17) without regrowing the list
   }
   // A row not met in this run yet: its shape rule's results from the steps before (record_node's
   // ShapeMemo, under the same key), else the rule runs and its results are kept there.
@@ -594,29 +604,29 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
     infos.reserve(inputs.size());
     for (const ValuePtr& in : inputs) infos.push_back(in->info);
     // Storage types compute wide through cast nodes: recorded as record() does, not memoized.
-    if (compute_dtypes(s, infos, attrs, meta)) return record_node(s, inputs, attrs, meta);
-    shapes_key = ShapeMemo::key(s, infos, attrs.hash(), memo.meta_hash);
+    if (compute_dtypes(s, infos, attrs, meta)) return append(record_node(s, inputs, attrs, meta));
+    shapes_key = ShapeMemo::key(s, infos, memo.attrs_hash, memo.meta_hash);
     if (const ShapeMemo::Entry* known = shape_memo().find(shapes_key, s, infos, attrs, meta)) {
       memo.entries.push_back(RecordMemo::Entry{std::move(infos), known->outputs, known->hash, known->attrs, known->meta});
       shapes_key = 0;  // nothing to keep
     } else {
       std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
-      const uint64_t hash = node_hash(s, attrs, outs);
+      const uint64_t hash = node_hash(s, memo.attrs_hash, outs);
       memo.entries.push_back(RecordMemo::Entry{std::move(infos), std::move(outs), hash, nullptr, nullptr});
     }
     hit = &memo.entries.back();
   }
   check_inplace_targets(s, inputs);
   // An in-place update tracks no gradient (record_node's `track` is false for it).
-  std::vector<ValuePtr> made =
-      make_node(s, inputs, attrs, meta, hit->outputs, false, hit->hash, memo.meta_hash, hit->attrs, hit->meta);
-  if (!hit->attrs && !made.empty()) {
-    const TraceNode& node = *made[0]->producer;
+  const size_t first = out.size();
+  make_node(s, inputs, attrs, meta, hit->outputs, false, hit->hash, memo.meta_hash, hit->attrs, hit->meta, &out);
+  if (!hit->attrs && out.size() > first) {
+    const TraceNode& node = *out[first]->producer;
     hit->attrs = node.attrs;
     hit->meta = node.meta;
     if (shapes_key) shape_memo().put(shapes_key, ShapeMemo::Entry{&s, hit->inputs, node.attrs, node.meta, hit->outputs, hit->hash});
   }
-  return made;
+  return out.size() - first;
 }
 
 void set_requires_grad(const ValuePtr& v, bool on) {

@@ -545,9 +545,11 @@ class Optimizer(OptimizerHooks):
         # group recorded whole, so the nodes keep the order of `work`.
         rows: List[Tuple[Dict[str, Any], Tensor]] = []
         start = 0
+        # With one group, step()'s work is that group's alone: one run, its end not searched for.
+        single = len(self.param_groups) == 1
         while start < len(work):
             group = work[start][0]
-            end = start + 1
+            end = len(work) if single else start + 1
             while end < len(work) and work[end][0] is group:
                 end += 1
             params = [p for _, p in work[start:end]]
