@@ -76,7 +76,7 @@ def test_cyclic_lr_resumes_from_its_state_dict_and_checks_arguments():
 
 
 @pytest.mark.parametrize("kwargs", [dict(swa_lr=0.05), dict(swa_lr=[0.02, 0.3], anneal_epochs=3, anneal_strategy="linear"),
-                                    dict(swa_lr=0.01, anneal_epochs=0)])
+                                    dict(swa_lr=0.01, anneal_epochs=0), dict(swa_lr=-0.01, anneal_epochs=4)])
 def test_swalr_matches_torch(kwargs):
     def make(lib, opt):
         return lib.optim.swa_utils.SWALR(opt, **kwargs)

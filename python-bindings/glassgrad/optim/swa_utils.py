@@ -182,7 +182,7 @@ class SWALR(LRScheduler):
         where = "SWALR"
         _check_optimizer(optimizer, where)
         rates = _per_group("swa_lr", optimizer, swa_lr, where,
-                           lambda v, name: _args.real(v, name, where, minimum=0.0, fix="swa_lr=0.05"))
+                           lambda v, name: _args.real(v, name, where, fix="swa_lr=0.05"))  # any sign, as PyTorch's
         for rate, group in zip(rates, optimizer.param_groups):
             group["swa_lr"] = rate
         _args.choice(anneal_strategy, "anneal_strategy", where, ("cos", "linear"))
