@@ -24,6 +24,7 @@ import numpy as np
 from . import _C, _args, _autocast, _runtime, _tensor, _trace
 from ._dtypes import DTYPES
 from ._inplace import _type_name
+from ._numpy_names import accept_numpy_names
 from ._tensor import Tensor, _dim, _op, _scalar_like, check_fits, tensor
 from ._torch_operands import named_node
 
@@ -828,3 +829,6 @@ def _put(t: Tensor, plan: _Plan, values: Tensor, accumulate: bool) -> Tensor:
     if not plan.indices:
         return t + values if accumulate else values.expand(*t.shape).contiguous()
     return _op("IndexPut", [t, values] + plan.indices, {"dims": plan.dims, "accumulate": accumulate})
+
+
+accept_numpy_names(globals(), ["gather", "index_select", "take_along_dim"])  # axis= for dim=, as PyTorch's

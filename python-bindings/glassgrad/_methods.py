@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from . import (_C, _args, _runtime, _trace, _python_ints, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
-               _predicates, _reductions, _scans, _shapes, _statistics, _strided)
+               _numpy_names, _predicates, _reductions, _scans, _shapes, _statistics, _strided)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
 from ._tensor import _INFERENCE_TENSORS, Tensor, _op
@@ -267,3 +267,7 @@ def _float_power_(self: Tensor, exponent) -> Tensor:
 
 
 setattr(Tensor, "float_power_", _float_power_)
+
+# Tensor's own methods that PyTorch's parser also gives `axis` for `dim` (_numpy_names.py)
+_numpy_names.accept_numpy_names_on_methods(Tensor, ["gather", "index_select", "take_along_dim", "softmax",
+                                                    "log_softmax"])

@@ -64,3 +64,11 @@ def accept_numpy_names(namespace: Dict[str, object], names: Iterable[str]) -> No
         fn = namespace[name]
         if callable(fn):
             namespace[name] = _accepting_aliases(fn)
+
+
+def accept_numpy_names_on_methods(cls, names: Iterable[str]) -> None:
+    """The methods `names` lists of cls (Tensor's own, not bound from a function) taking `axis` and
+    `keepdims` too (x.gather(axis=1, index=i), x.softmax(axis=-1), as PyTorch's parser takes them)."""
+    for name in names:
+        wrapped = _accepting_aliases(getattr(cls, name))
+        setattr(cls, name, getattr(wrapped, "as_method", wrapped))

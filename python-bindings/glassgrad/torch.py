@@ -23,6 +23,7 @@ from typing import Dict
 
 import glassgrad as _gg
 from glassgrad import Tensor, _absent_dtypes, _left_out_modules
+from glassgrad._numpy_names import accept_numpy_names
 from glassgrad import torch_version as _torch_version
 
 
@@ -77,6 +78,9 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """torch.log_softmax: log_softmax along dim (required), after converting to dtype when given."""
     return input.log_softmax(dim, dtype=dtype)
+
+
+accept_numpy_names(globals(), ["softmax", "log_softmax"])  # axis= for dim=, as PyTorch's parser takes it
 
 
 def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool, momentum: float, eps: float,

@@ -209,3 +209,23 @@ def test_select_scatter_dim_out_of_range_is_an_index_error(dim):
         return m.select_scatter(x, m.ones(x.select(dim % 2, 0).shape), dim, 0)
     _compare(call)
     _compare(lambda m: m.select_scatter(m.tensor(1.0), m.tensor(2.0), 0, 0))
+
+
+_AXIS_CALLS = {
+    "torch.gather": lambda m, x: m.gather(x, axis=1, index=m.tensor([[0], [2], [1]])),
+    "Tensor.gather": lambda m, x: x.gather(axis=0, index=m.tensor([[1, 0, 2, 1]])),
+    "torch.index_select": lambda m, x: m.index_select(x, axis=1, index=m.tensor([3, 0])),
+    "Tensor.index_select": lambda m, x: x.index_select(axis=0, index=m.tensor([2])),
+    "torch.take_along_dim": lambda m, x: m.take_along_dim(x, m.tensor([[0], [1], [3]]), axis=1),
+    "Tensor.take_along_dim": lambda m, x: x.take_along_dim(m.tensor([[0], [1], [3]]), axis=1),
+    "torch.softmax": lambda m, x: (m if m is torch else gg.torch).softmax(x, axis=0),
+    "torch.log_softmax": lambda m, x: (m if m is torch else gg.torch).log_softmax(x, axis=1),
+    "Tensor.softmax": lambda m, x: x.softmax(axis=1),
+    "Tensor.log_softmax": lambda m, x: x.log_softmax(axis=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_AXIS_CALLS))
+def test_axis_is_dim_for_the_indexing_and_softmax_functions(name):
+    import glassgrad.torch  # noqa: F401  (the port's namespace, whose softmax needs a dim as torch's)
+    _compare(lambda m: _AXIS_CALLS[name](m, m.arange(12.0).reshape(3, 4) / 7))
