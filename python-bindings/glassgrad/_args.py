@@ -9,6 +9,7 @@ PyTorch raises there).
 """
 from __future__ import annotations
 
+import collections.abc
 import contextlib
 import math
 import numbers
@@ -222,6 +223,12 @@ def _list_int(value) -> Optional[int]:
     """An int list's element as PyTorch's parser reads it: an int (not a bool) or a one-element
     integer tensor; else None."""
     return int(value) if _is_int(value) else element_index(value)
+
+
+def as_tuple(value, n: int) -> tuple:
+    """value as PyTorch's layers keep a size argument they hand to their op (_ntuple(n)(value): an
+    iterable as a tuple, anything else repeated n times), unchecked: the op checks it at the call."""
+    return tuple(value) if isinstance(value, collections.abc.Iterable) else (value,) * n
 
 
 def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, int]:

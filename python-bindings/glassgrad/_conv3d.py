@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _C, _autocast
 from ._conv_rank import check_input_rank, check_layout
-from ._conv_transpose import int_tuple
+from ._conv_transpose import check_kernel, int_tuple
 from ._padding import pad
 from ._shapes import squeeze, unsqueeze
 from ._tensor import Tensor, _op, tensor
@@ -46,6 +46,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     s = int_tuple(stride, 3, "stride", where, minimum=1)
     d = int_tuple(dilation, 3, "dilation", where, minimum=1)
     k = tuple(weight.shape[2:])
+    check_kernel(where, k)
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
             raise _C.InvalidArgumentError(f"{where}: Invalid padding string '{padding}'\n  fix: 'same' or 'valid'")
@@ -110,6 +111,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     p = int_tuple(padding, 3, "padding", where, minimum=0)
     op = int_tuple(output_padding, 3, "output_padding", where, minimum=0)
     d = int_tuple(dilation, 3, "dilation", where, minimum=1)
+    check_kernel(where, tuple(weight.shape[2:]))
     check_output_padding(where, op, s, d)
     n, c, depth, h, w = x.shape
     if c != weight.shape[0]:

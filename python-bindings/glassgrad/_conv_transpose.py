@@ -33,15 +33,42 @@ from ._torch_operands import WITHOUT_THIRD, node_attrs
 IntTuple = Union[int, Sequence[int]]
 
 
-def int_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, ...]:
-    """An int, or a tuple/list of n ints, each >= minimum (PyTorch's _single/_pair arguments)."""
+# PyTorch's convolutions' sentences for an argument out of range (the layers keep their arguments
+# as given, so a layer's call says them: docs/porting.md)
+_OUT_OF_RANGE = {"stride": "non-positive stride is not supported", "padding": "negative padding is not supported",
+                 "output_padding": "negative output_padding is not supported",
+                 "dilation": "dilation should be greater than zero"}
+
+
+def _ints(value, n: int, name: str, where: str) -> Tuple[int, ...]:
     if n == 2:
-        return _args.int_pair(value, name, where, minimum)
+        return _args.int_pair(value, name, where)
     if isinstance(value, (tuple, list)):
         if len(value) != n:
             _args.fail(where, name, f"an int or a tuple of {n} int{'s' if n > 1 else ''}", value)
-        return tuple(_args.integer(v, name, where, minimum) for v in value)
-    return (_args.integer(value, name, where, minimum),) * n
+        return tuple(_args.integer(v, name, where) for v in value)
+    return (_args.integer(value, name, where),) * n
+
+
+def int_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, ...]:
+    """An int, or a tuple/list of n ints, each >= minimum (PyTorch's _single/_pair arguments); one
+    below it is refused with PyTorch's sentence first where it has one (_OUT_OF_RANGE)."""
+    values = _ints(value, n, name, where)
+    if minimum is not None and min(values, default=minimum) < minimum:
+        sentence = _OUT_OF_RANGE.get(name, f"{name} must be at least {minimum}")
+        got = f", but got {list(values)}" if name == "dilation" else ""
+        raise _C.InvalidArgumentError(f"{where}: {sentence}{got}\n  cause: {name}={value!r}: each must be an int >= "
+                                      f"{minimum}\n  fix: {name}={minimum}")
+    return values
+
+
+def check_kernel(where: str, kernel: Sequence[int]) -> None:
+    """A weight with an empty kernel (a layer built with kernel_size 0, as PyTorch builds it):
+    PyTorch's RuntimeError for the convolution."""
+    if min(kernel, default=1) < 1:
+        raise _C.InvalidArgumentError(f"{where}: kernel size should be greater than zero, but got {list(kernel)}\n"
+                                      f"  cause: the weight's kernel has no taps (a layer built with kernel_size 0)\n"
+                                      f"  fix: kernel_size=3 (any size >= 1)")
 
 
 def layer_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, ...]:

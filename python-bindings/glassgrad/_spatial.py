@@ -266,6 +266,8 @@ def shuffle_factor(kernel: str, factor, name: str, where: str = "") -> int:
     ('pixel_shuffle expects a positive upscale_factor, but got 0'), glassgrad's cause and fix after."""
     where = where or kernel
     return _args.integer_as_pytorch(factor, name, where, 1, f"{kernel} expects a positive {name}, but got {factor}",
+                                    f"{kernel}(): argument '{name}' (position 2) must be int, not "
+                                    f"{type(factor).__name__}",
                                     fix=f"{where}(x, 2)" if where == kernel else f"{where.split('(')[0]}(2)")
 
 

@@ -13,6 +13,7 @@ from typing import Any, Optional, Sequence, Tuple, Union, cast
 from . import _C, _args, _autocast, _dtypes, _inplace, _math, _torch_operands, _trace
 from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
 from ._conv_rank import check_input_rank, check_layout
+from ._conv_transpose import int_tuple
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
 from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh
@@ -271,8 +272,8 @@ _CONV2D_ATTRS: dict = {}
 def _conv2d_attrs(input: Tensor, weight: Tensor, stride, padding, dilation, groups) -> dict:
     """The Conv2D node's attrs, each argument checked as PyTorch's conv2d checks it."""
     check_layout("conv2d", 2, input, weight, stride=stride, padding=padding, dilation=dilation)
-    s = _args.int_pair(stride, "stride", "conv2d", minimum=1)
-    d = _args.int_pair(dilation, "dilation", "conv2d", minimum=1)
+    s = cast(Tuple[int, int], int_tuple(stride, 2, "stride", "conv2d", minimum=1))
+    d = cast(Tuple[int, int], int_tuple(dilation, 2, "dilation", "conv2d", minimum=1))
     groups = _args.integer(groups, "groups", "conv2d", minimum=1)
     if isinstance(padding, str):  # only 'same' reads the input's H and W and the kernel's extent
         if padding == "same" and s != (1, 1):  # PyTorch's RuntimeError (conv1d's stride is (1, s) here)
@@ -282,7 +283,7 @@ def _conv2d_attrs(input: Tensor, weight: Tensor, stride, padding, dilation, grou
         extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
         pad = conv_padding(padding, extent, s, hw)
     else:
-        ph, pw = _args.int_pair(padding, "padding", "conv2d", minimum=0)
+        ph, pw = int_tuple(padding, 2, "padding", "conv2d", minimum=0)
         pad = [ph, ph, pw, pw]
     attrs = {"stride": list(s), "padding": pad}
     if d != (1, 1):

@@ -13,18 +13,18 @@ X = np.ones((1, 3, 6, 6), np.float32)
 
 BAD = [
     # (call, the argument the message must name)
-    (lambda: nn.Conv2d(3, 4, 0), "kernel_size"),
+    (lambda: nn.Conv2d(3, 4, 0)(gg.tensor(X)), "kernel_size"),  # PyTorch builds it; its call refuses
     (lambda: nn.Conv2d(3, 4, 2.5), "kernel_size"),
     (lambda: nn.Conv2d(3, 4, (3, 3, 3))(gg.tensor(X)), "kernel_size"),  # builds, as PyTorch's; its call refuses
     (lambda: nn.Conv2d(3.0, 4, 3), "in_channels"),
     (lambda: nn.LSTM(3, 4, bias="yes"), "bias"),
     (lambda: nn.Conv2d(3, -4, 3), "out_channels"),
-    (lambda: nn.Conv2d(3, 4, 3, stride=0), "stride"),
-    (lambda: nn.Conv2d(3, 4, 3, stride=1.5), "stride"),
-    (lambda: nn.Conv2d(3, 4, 3, padding=-1), "padding"),
+    (lambda: nn.Conv2d(3, 4, 3, stride=0)(gg.tensor(X)), "stride"),
+    (lambda: nn.Conv2d(3, 4, 3, stride=1.5)(gg.tensor(X)), "stride"),
+    (lambda: nn.Conv2d(3, 4, 3, padding=-1)(gg.tensor(X)), "padding"),
     (lambda: nn.Conv2d(3, 4, 3, padding="full"), "padding"),
-    (lambda: nn.Conv2d(3, 4, 3, padding=1.5), "padding"),
-    (lambda: nn.Conv2d(3, 4, 3, dilation=0), "dilation"),
+    (lambda: nn.Conv2d(3, 4, 3, padding=1.5)(gg.tensor(X)), "padding"),
+    (lambda: nn.Conv2d(3, 4, 3, dilation=0)(gg.tensor(X)), "dilation"),
     (lambda: nn.Conv2d(3, 4, 3, groups=0), "groups"),
     (lambda: nn.Conv2d(3, 4, 3, groups=2), "groups"),
     (lambda: nn.Linear(3.7, 2), "in_features"),
@@ -65,7 +65,6 @@ BAD = [
     (lambda: nn.GELU(approximate="fast")(gg.tensor(X)), "approximate"),
     (lambda: nn.ELU(alpha=None), "alpha"),
     (lambda: nn.Softplus(beta=None), "beta"),
-    (lambda: nn.Softplus(beta=0.0), "beta"),
     (lambda: F.softplus(gg.tensor(X), threshold="high"), "threshold"),
     (lambda: F.leaky_relu(gg.tensor(X), None), "negative_slope"),
     (lambda: nn.MaxPool2d(2, ceil_mode="yes")(gg.tensor(X)), "ceil_mode"),

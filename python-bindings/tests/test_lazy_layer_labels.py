@@ -1,7 +1,7 @@
 """Lazy layers: initialize_parameters takes the forward's input, as PyTorch's
 initialize_parameters(input) does (an int input size too), and a constructor argument refused
-before the input size is known names the lazy layer the script built ('LazyConv2d(4, 3): stride
-...'), not the plain layer built with a stand-in size ('Conv2d(1, 4, 3)') (docs/lazy.md)."""
+before the input size is known names the lazy layer the script built ('LazyConv2d(4, 3): Invalid
+padding string ...'), not the plain layer built with a stand-in size ('Conv2d(1, 4, 3)') (docs/lazy.md)."""
 import pytest
 
 import glassgrad as gg
@@ -29,7 +29,7 @@ def test_initialize_parameters_from_a_size():
 
 
 @pytest.mark.parametrize("make,label,kind", [
-    (lambda: nn.LazyConv2d(4, 3, stride=0), "LazyConv2d(4, 3): ", ValueError),
+    (lambda: nn.LazyConv2d(4, 3, padding="full"), "LazyConv2d(4, 3): ", ValueError),
     (lambda: nn.LazyConv2d(3, 3, groups=2), "LazyConv2d(3, 3, groups=2): ", ValueError),
     (lambda: nn.LazyConvTranspose2d(4, 3, padding_mode="reflect"), "LazyConvTranspose2d(4, 3): ", ValueError),
     (lambda: nn.LazyLinear(2.5), "LazyLinear(2.5): ", TypeError),

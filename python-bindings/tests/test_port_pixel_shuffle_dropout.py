@@ -57,7 +57,7 @@ def test_pixel_shuffle_errors_name_the_sizes_and_a_fix():
     with pytest.raises(gg.ShapeError, match="at least 3 dimensions"):
         F.pixel_shuffle(gg.tensor(np.zeros((4, 4))), 2)
     with pytest.raises(gg.InvalidArgumentError, match="upscale_factor must be an int >= 1"):
-        gg.nn.PixelShuffle(0)
+        gg.nn.PixelShuffle(0)(gg.ones(1, 4, 2, 2))  # PyTorch builds it; its call refuses
 
 
 # ---- channel dropout ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """pixel_shuffle / pixel_unshuffle factors below 1 and cross_entropy's label_smoothing out of
 [0, 1] are refused with PyTorch's RuntimeError sentence on the first line (after the call), then
-glassgrad's cause and fix; the layers say the same (the loss module at its call)."""
+glassgrad's cause and fix; the layers say the same at their call, as PyTorch's."""
 import pytest
 
 import glassgrad as gg
@@ -14,8 +14,8 @@ CASES = [
      "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
 ]
 LAYERS = [
-    ("nn.PixelShuffle(0)", "pixel_shuffle expects a positive upscale_factor, but got 0"),
-    ("nn.PixelUnshuffle(-2)", "pixel_unshuffle expects a positive downscale_factor, but got -2"),
+    ("nn.PixelShuffle(0)(gg.ones(1, 4, 2, 2))", "pixel_shuffle expects a positive upscale_factor, but got 0"),
+    ("nn.PixelUnshuffle(-2)(gg.ones(1, 1, 4, 4))", "pixel_unshuffle expects a positive downscale_factor, but got -2"),
     # the loss module refuses it at its call, as PyTorch's does
     ("nn.CrossEntropyLoss(label_smoothing=2)(gg.ones(2, 3), gg.tensor([0, 1]))",
      "label_smoothing must be between 0.0 and 1.0. Got: 2"),

@@ -85,6 +85,13 @@ Conv2DGeometry conv_geometry(const ShapeContext& ctx, const Shape& x, const Shap
                         std::to_string(w[0])));
     }
   }
+  if (w[2] < 1 || w[3] < 1) {  // a layer built with kernel_size 0 (PyTorch builds it; its call refuses)
+    ctx.fail(ErrorMessage("kernel size should be greater than zero, but got kernel_height: " + std::to_string(w[2]) +
+                          " kernel_width: " + std::to_string(w[3]))
+                 .detail("weight: " + shape_str(w))
+                 .cause("the weight's kernel has no taps (a layer built with kernel_size 0)")
+                 .fix("kernel_size=3 (any size >= 1)"));
+  }
   const Conv2DGeometry g = Conv2DGeometry::from(x, w, a);
   const int64_t hp = x[2] + g.pt + g.pb, wp = x[3] + g.pl + g.pr;
   if (g.extent_h() > hp || g.extent_w() > wp) {

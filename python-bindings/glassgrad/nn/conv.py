@@ -41,9 +41,11 @@ class _ConvNd(Module):
         where = _args.call(name, in_channels, out_channels, kernel_size)
         self.in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
         self.out_channels = _args.integer(out_channels, "out_channels", where)
-        self.kernel_size = layer_tuple(kernel_size, n, "kernel_size", where, minimum=1)
-        self.stride = layer_tuple(stride, n, "stride", where, minimum=1)
-        self.dilation = layer_tuple(dilation, n, "dilation", where, minimum=1)
+        # the kernel sizes make the weight (0 builds an empty one, a negative one is refused there, as
+        # PyTorch's); stride, padding, dilation and output_padding are kept as PyTorch's _ntuple makes
+        # them, and the call refuses a bad one (F.conv*d; docs/porting.md)
+        self.kernel_size = layer_tuple(kernel_size, n, "kernel_size", where)
+        self.stride, self.dilation = _args.as_tuple(stride, n), _args.as_tuple(dilation, n)
         self.groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
         self.padding_mode = _args.choice(padding_mode, "padding_mode", where, ("zeros", "reflect", "replicate",
                                                                                "circular"),
@@ -57,9 +59,9 @@ class _ConvNd(Module):
                                             fix="padding='same' keeps the length (stride 1)")
             _args.no_strided_same(where, self.padding, self.stride)
         else:
-            self.padding = layer_tuple(padding, n, "padding", where, minimum=0)
+            self.padding = _args.as_tuple(padding, n)
         self.transposed = self._TRANSPOSED
-        self.output_padding = layer_tuple(output_padding, n, "output_padding", where, minimum=0)
+        self.output_padding = _args.as_tuple(output_padding, n)
         for what, v in (("in_channels", self.in_channels), ("out_channels", self.out_channels)):
             if v % self.groups:
                 raise _C.InvalidArgumentError(
@@ -69,7 +71,8 @@ class _ConvNd(Module):
         first, second = (self.in_channels, self.out_channels) if self._TRANSPOSED else \
             (self.out_channels, self.in_channels)
         shape = (first, second // self.groups) + self.kernel_size
-        _args.weight_sizes(where, shape, in_channels=self.in_channels, out_channels=self.out_channels)
+        _args.weight_sizes(where, shape, in_channels=self.in_channels, out_channels=self.out_channels,
+                           kernel_size=min(self.kernel_size))
         fan_in = shape[1]
         for k in self.kernel_size:
             fan_in *= k

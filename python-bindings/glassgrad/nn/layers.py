@@ -114,7 +114,7 @@ class Conv2d(Module):
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
         super().__init__()
         where = _args.call("Conv2d", in_channels, out_channels, kernel_size)
-        k = layer_tuple(kernel_size, 2, "kernel_size", where, minimum=1)
+        k = layer_tuple(kernel_size, 2, "kernel_size", where)  # 0 builds an empty weight, as PyTorch's
         in_channels = _args.integer(in_channels, "in_channels", where)  # 0 allowed, as PyTorch's (an empty weight)
         out_channels = _args.integer(out_channels, "out_channels", where)
         groups = _args.integer_as_pytorch(groups, "groups", where, 1, "groups must be a positive integer")
@@ -126,8 +126,8 @@ class Conv2d(Module):
             with _args.pytorch_says(f"Invalid padding string {padding!r}, should be one of {{'same', 'valid'}}"):
                 _args.choice(padding, "padding", where, ("same", "valid"), fix="padding='same' keeps H and W (stride 1)")
             self.padding = padding
-        else:
-            self.padding = layer_tuple(padding, 2, "padding", where, minimum=0)
+        else:  # kept as PyTorch's _pair makes it, as stride and dilation: the call checks them (docs/porting.md)
+            self.padding = _args.as_tuple(padding, 2)
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
             if int(v) % groups != 0:
                 raise _C.InvalidArgumentError(
@@ -137,14 +137,14 @@ class Conv2d(Module):
                     f"channels into `groups` equal slices\n  fix: choose groups dividing both {in_channels} and "
                     f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
-        self.stride = layer_tuple(stride, 2, "stride", where, minimum=1)
+        self.stride = _args.as_tuple(stride, 2)
         _args.no_strided_same(where, self.padding, self.stride)
-        self.dilation = layer_tuple(dilation, 2, "dilation", where, minimum=1)
+        self.dilation = _args.as_tuple(dilation, 2)
         self.groups = groups
         self.transposed, self.output_padding = False, (0, 0)
         dt = parameter_dtype(dtype, where)
         _args.weight_sizes(where, (self.out_channels, self.in_channels // groups) + k, in_channels=self.in_channels,
-                           out_channels=self.out_channels)
+                           out_channels=self.out_channels, kernel_size=min(k))
         fan_in = self.in_channels // groups * math.prod(k)
         self.weight = _parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in),
                                  device, dt)

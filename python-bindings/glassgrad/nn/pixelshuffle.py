@@ -1,9 +1,9 @@
 """PixelShuffle and PixelUnshuffle (PyTorch's nn.PixelShuffle(upscale_factor) and
-nn.PixelUnshuffle(downscale_factor)): F.pixel_shuffle / F.pixel_unshuffle as layers."""
+nn.PixelUnshuffle(downscale_factor)): F.pixel_shuffle / F.pixel_unshuffle as layers, which keep
+the factor as given and whose call refuses a bad one, as PyTorch's (docs/porting.md)."""
 from __future__ import annotations
 
-from .. import _args
-from .._spatial import pixel_shuffle, pixel_unshuffle, shuffle_factor
+from .._spatial import pixel_shuffle, pixel_unshuffle
 from .module import Module
 
 
@@ -12,8 +12,7 @@ class PixelShuffle(Module):
 
     def __init__(self, upscale_factor: int):
         super().__init__()
-        self.upscale_factor = shuffle_factor("pixel_shuffle", upscale_factor, "upscale_factor",
-                                             _args.call("PixelShuffle", upscale_factor))
+        self.upscale_factor = upscale_factor  # as given, as PyTorch keeps it: F.pixel_shuffle checks it
 
     def forward(self, input):
         return pixel_shuffle(input, self.upscale_factor)
@@ -27,8 +26,7 @@ class PixelUnshuffle(Module):
 
     def __init__(self, downscale_factor: int):
         super().__init__()
-        self.downscale_factor = shuffle_factor("pixel_unshuffle", downscale_factor, "downscale_factor",
-                                               _args.call("PixelUnshuffle", downscale_factor))
+        self.downscale_factor = downscale_factor  # as given, as PyTorch keeps it: F.pixel_unshuffle checks it
 
     def forward(self, input):
         return pixel_unshuffle(input, self.downscale_factor)
