@@ -132,6 +132,8 @@ REPOSITORIES = {
     "pytorch-fm": "github.com/rixwew/pytorch-fm",
     "Time-Series-Library": "github.com/thuml/Time-Series-Library",
     "tabnet": "github.com/dreamquark-ai/tabnet",
+    "SASRec.pytorch": "github.com/pmixer/SASRec.pytorch",
+    "LightGCN-PyTorch": "github.com/gusye1234/LightGCN-PyTorch",
 }
 
 
