@@ -150,6 +150,12 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
                       error=_C.GlassgradIndexError)
     if index.ndim > 1:
         raise _C.ShapeError(f"index_fill: index must be 1-d, got {list(index.shape)}\n  fix: index.reshape(-1)")
+    if isinstance(value, Tensor) and value.ndim:
+        raise _C.InvalidArgumentError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                                      f"{value.ndim} dimension(s).\n  index_fill: value {list(value.shape)}\n  fix: "
+                                      f"value.item(), or index_copy for a tensor of values")
+    if isinstance(value, Tensor) and value._h.dtype != input._h.dtype:
+        check_fits(value.item(), input.dtype, "index_fill")  # PyTorch converts value.item() checked, as masked_fill's
     value = _value_tensor(value, input)
     # PyTorch's node (Tensor.grad_fn): IndexFillBackward0 for a number value, 1 for a tensor
     named = _grad_name(f"IndexFillBackward{int(value._h.requires_grad)}", input, value)

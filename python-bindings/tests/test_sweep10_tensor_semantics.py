@@ -229,3 +229,11 @@ _AXIS_CALLS = {
 def test_axis_is_dim_for_the_indexing_and_softmax_functions(name):
     import glassgrad.torch  # noqa: F401  (the port's namespace, whose softmax needs a dim as torch's)
     _compare(lambda m: _AXIS_CALLS[name](m, m.arange(12.0).reshape(3, 4) / 7))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float16", "bool", "float32"])
+def test_index_fill_value_is_a_number_or_a_zero_dim_tensor_converted_checked(dtype):
+    for value in (lambda m: m.tensor(-2.5), lambda m: m.tensor(300), lambda m: m.tensor([1.0]),
+                  lambda m: m.tensor([[2]]), lambda m: m.tensor(2.5), lambda m: -3, lambda m: m.tensor(True)):
+        _compare(lambda m: m.ones(3, dtype=getattr(m, dtype)).index_fill(0, m.tensor([0]), value(m)))
+        _compare(lambda m: m.ones(3, dtype=getattr(m, dtype)).index_fill_(0, m.tensor([2]), value(m)))
