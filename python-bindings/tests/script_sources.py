@@ -134,6 +134,7 @@ REPOSITORIES = {
     "tabnet": "github.com/dreamquark-ai/tabnet",
     "SASRec.pytorch": "github.com/pmixer/SASRec.pytorch",
     "LightGCN-PyTorch": "github.com/gusye1234/LightGCN-PyTorch",
+    "rtdl-revisiting-models": "github.com/yandex-research/rtdl-revisiting-models",
 }
 
 
