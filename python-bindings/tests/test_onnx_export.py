@@ -346,8 +346,10 @@ def test_size_arithmetic_the_file_cannot_express_is_refused_with_the_fix():
 
 def test_bad_arguments_are_refused_with_the_fix():
     model, x = nn.Sequential(nn.Linear(4, 3)), gg.tensor(np.ones((2, 4), np.float32))
-    with pytest.raises(go.OnnxExporterError, match="(?s)opset_version=7 is not supported.*fix: opset_version=18"):
-        go.export(model, x, None, opset_version=7)
+    with pytest.raises(go.OnnxExporterError, match="(?s)opset_version=999 is not supported.*fix: opset_version=18"):
+        go.export(model, x, None, opset_version=999)
+    with pytest.raises(go.OnnxExporterError, match="(?s)opset_version='12' is not supported.*fix: opset_version=18"):
+        go.export(model, x, None, opset_version="12")
     with pytest.raises(go.OnnxExporterError, match=r"number of input names provided \(2\) exceeded"):
         go.export(model, x, None, input_names=["a", "b"])
     with pytest.raises(go.UnsupportedOperatorError, match="ATen"):

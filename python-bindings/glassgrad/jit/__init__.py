@@ -11,6 +11,7 @@ import typing
 from typing import Any, Callable, NamedTuple
 
 from ..futures import Future
+from ._flatten import _flatten
 from ._script import (RecursiveScriptModule, ScriptFunction, ScriptModule, TopLevelTracedModule, deprecated,
                       freeze, is_scripting, is_tracing, load, optimize_for_inference, save, script, trace,
                       trace_module)

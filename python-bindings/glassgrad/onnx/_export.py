@@ -122,6 +122,16 @@ def _check_options(training, operator_export_type, opset_version, export_modules
     from . import MIN_OPSET, DEFAULT_OPSET, OperatorExportTypes, TrainingMode
     newest = onnx.defs.onnx_opset_version()
     opset = DEFAULT_OPSET if opset_version is None else opset_version
+    if not isinstance(opset, bool) and isinstance(opset, (int, np.integer)) and 1 <= int(opset) < MIN_OPSET:
+        # PyTorch's exporter takes an opset older than its ops too: it exports at the oldest it has
+        # and warns (it keeps that opset when onnx cannot convert the model down, which onnx's
+        # converter cannot for most ops). So does glassgrad, at MIN_OPSET (docs/onnx.md).
+        warnings.warn(f"Setting ONNX exporter to use operator set version {MIN_OPSET} because the requested "
+                      f"opset_version {int(opset)} is a lower version than we have implementations for: the "
+                      f"exported model imports opset {MIN_OPSET}, which runtimes of the last years run. Consider "
+                      f"setting opset_version >= {MIN_OPSET} (the default is {DEFAULT_OPSET})", UserWarning,
+                      stacklevel=4)
+        opset = MIN_OPSET
     if isinstance(opset, bool) or not isinstance(opset, (int, np.integer)) or not MIN_OPSET <= int(opset) <= newest:
         raise OnnxExporterError(f"ONNX export: opset_version={opset_version!r} is not supported: glassgrad exports "
                                 f"opsets {MIN_OPSET} to {newest} (the newest the installed onnx knows)\n"
