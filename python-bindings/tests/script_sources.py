@@ -128,6 +128,7 @@ REPOSITORIES = {
     "recurrent-visual-attention": "github.com/kevinzakka/recurrent-visual-attention",
     "vit-pytorch": "github.com/lucidrains/vit-pytorch",
     "zalandoresearch-pytorch-vq-vae": "github.com/zalandoresearch/pytorch-vq-vae",
+    "detr": "github.com/facebookresearch/detr",
     "llama2.c": "github.com/karpathy/llama2.c",
     "pytorch-fm": "github.com/rixwew/pytorch-fm",
     "Time-Series-Library": "github.com/thuml/Time-Series-Library",
