@@ -908,12 +908,14 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 * tensor2 (torch.addcmul), the three broadcast together in their
     result_type; for an integer result value is taken as an integer, as PyTorch does."""
     dt = _three_way_dtype(input, tensor1, tensor2)
+    if dt == "bool":  # PyTorch's kernel has no bool version
+        raise _args.UnsupportedDTypeError("\"addcmul_cpu_out\" not implemented for 'Bool'\n  addcmul: input, tensor1 "
+                                          "and tensor2 are bool\n  fix: convert first, e.g. torch.addcmul(x.long(), "
+                                          "a.long(), b.long())")
     dev = _device_of(input, tensor1, tensor2)
     _check_in_opmath(value, dt, "addcmul's value")
     value = value if dt.is_floating_point else builtins.int(value)
     prod = mul(as_operand(tensor1, dt, dev), as_operand(tensor2, dt, dev))
-    if dt == "bool":
-        return add(as_operand(input, dt, dev), prod if value == 1 else mul(prod, value))
     return binary("Add", as_operand(input, dt, dev), prod if value == 1 else mul(prod, value), dt,
                   torch_node("AddcmulBackward0", input, tensor1, tensor2))
 

@@ -237,3 +237,13 @@ def test_index_fill_value_is_a_number_or_a_zero_dim_tensor_converted_checked(dty
                   lambda m: m.tensor([[2]]), lambda m: m.tensor(2.5), lambda m: -3, lambda m: m.tensor(True)):
         _compare(lambda m: m.ones(3, dtype=getattr(m, dtype)).index_fill(0, m.tensor([0]), value(m)))
         _compare(lambda m: m.ones(3, dtype=getattr(m, dtype)).index_fill_(0, m.tensor([2]), value(m)))
+
+
+@pytest.mark.parametrize("value", [1, 2.5])
+def test_addcmul_of_bools_is_refused_as_pytorch(value):
+    def call(m, inplace):
+        x, t = m.tensor([True, False, True]), m.tensor([True, True, False])
+        return x.clone().addcmul_(t, t, value=value) if inplace else m.addcmul(x, t, t, value=value)
+    for inplace in (False, True):
+        _compare(lambda m: call(m, inplace))
+    _compare(lambda m: m.addcmul(m.tensor([1, 0]), m.tensor([True, True]), m.tensor([True, False]), value=value))
