@@ -97,24 +97,23 @@ BAD = [
     (lambda: nn.AdaptiveAvgPool2d("3"), "output_size"),
     (lambda: F.adaptive_avg_pool2d(gg.tensor(X), None), "output_size"),
     (lambda: F.interpolate(gg.tensor(X), size=(2.5, 3)), "size"),
-    # Layers check their arguments when built, not at their first call.
-    (lambda: nn.Upsample(), "either size or scale_factor"),
-    (lambda: nn.Upsample(size=4, scale_factor=2), "only one of size or scale_factor"),
-    (lambda: nn.Upsample(scale_factor=0), "scale_factor"),
-    (lambda: nn.Upsample(scale_factor=-2.0), "scale_factor"),
-    (lambda: nn.Upsample(scale_factor=float("inf")), "scale_factor"),
-    (lambda: nn.Upsample(scale_factor=(2, 2, 2, 2)), "scale_factor"),
-    (lambda: nn.Upsample(scale_factor="2"), "scale_factor"),
-    (lambda: nn.Upsample(size=0), "size"),
-    (lambda: nn.Upsample(size=(4, -1)), "size"),
-    (lambda: nn.Upsample(size=2.5), "size"),
-    (lambda: nn.Upsample(scale_factor=2, mode="cubic"), "mode 'cubic'"),
-    (lambda: nn.Upsample(scale_factor=2, mode=None), "mode"),
-    (lambda: nn.Upsample(scale_factor=2, align_corners=True), "align_corners"),
-    (lambda: nn.Upsample(scale_factor=2, mode="nearest-exact", align_corners=False), "align_corners"),
-    (lambda: nn.Upsample(scale_factor=2, mode="bilinear", align_corners="yes"), "align_corners"),
-    (lambda: nn.Upsample(size=4, recompute_scale_factor=True), "recompute_scale_factor"),
-    (lambda: nn.Upsample(scale_factor=2, recompute_scale_factor=1), "recompute_scale_factor"),
+    # nn.Upsample keeps its arguments and its call refuses them, as PyTorch's.
+    (lambda: nn.Upsample()(gg.tensor(X)), "either size or scale_factor"),
+    (lambda: nn.Upsample(size=4, scale_factor=2)(gg.tensor(X)), "only one of size or scale_factor"),
+    (lambda: nn.Upsample(scale_factor=0)(gg.tensor(X)), "scale_factor"),  # 0 is None, as PyTorch keeps it
+    (lambda: nn.Upsample(scale_factor=-2.0)(gg.tensor(X)), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor=float("inf"))(gg.tensor(X)), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor=(2, 2, 2, 2))(gg.tensor(X)), "scale_factor"),
+    (lambda: nn.Upsample(size=0)(gg.tensor(X)), "size"),
+    (lambda: nn.Upsample(size=(4, -1))(gg.tensor(X)), "size"),
+    (lambda: nn.Upsample(size=2.5)(gg.tensor(X)), "size"),
+    (lambda: nn.Upsample(scale_factor=2, mode="cubic")(gg.tensor(X)), "mode 'cubic'"),
+    (lambda: nn.Upsample(scale_factor=2, mode=None)(gg.tensor(X)), "mode"),
+    (lambda: nn.Upsample(scale_factor=2, align_corners=True)(gg.tensor(X)), "align_corners"),
+    (lambda: nn.Upsample(scale_factor=2, mode="nearest-exact", align_corners=False)(gg.tensor(X)), "align_corners"),
+    (lambda: nn.Upsample(scale_factor=2, mode="bilinear", align_corners="yes")(gg.tensor(X)), "align_corners"),
+    (lambda: nn.Upsample(size=4, recompute_scale_factor=True)(gg.tensor(X)), "recompute_scale_factor"),
+    (lambda: nn.Upsample(scale_factor=2, recompute_scale_factor=1)(gg.tensor(X)), "recompute_scale_factor"),
     (lambda: nn.Softmax(dim="1"), "dim"),
     (lambda: nn.LogSoftmax(dim=1.0), "dim"),
     (lambda: nn.Unflatten(1.0, (2, 3)), "dim"),
@@ -245,7 +244,7 @@ WRONG_TYPE = [  # PyTorch raises TypeError for these; glassgrad's error is one t
     lambda: S.LambdaLR(_opt(), lr_lambda=0.5),
     lambda: S.MultiStepLR(_opt(), milestones=30),
     lambda: S.StepLR(object(), 2),
-    lambda: nn.Upsample(scale_factor="2"),
+    lambda: nn.Upsample(scale_factor=2, mode="bilinear", align_corners="yes")(gg.tensor(X)),
     lambda: nn.Softmax(dim="1"),
     lambda: nn.Unflatten(1, 6),
     lambda: nn.Sequential(nn.Linear(2, 2), F.relu),
@@ -279,22 +278,30 @@ def test_an_argument_of_the_right_type_but_a_wrong_value_is_a_value_error_only(c
     assert not isinstance(e.value, TypeError)
 
 
-UPSAMPLE_BAD = [dict(), dict(size=4, scale_factor=2), dict(scale_factor=0), dict(scale_factor=(2, 2, 2, 2)),
-                dict(scale_factor="2"), dict(size=(4, 0)), dict(scale_factor=2, mode="box"),
-                dict(scale_factor=2, align_corners=True), dict(size=4, recompute_scale_factor=True),
-                dict(scale_factor=2, mode="bilinear", align_corners=1)]
+UPSAMPLE_BAD = [dict(), dict(size=4, scale_factor=2), dict(scale_factor=(2, 2, 2, 2)), dict(size=(4, 0)),
+                dict(scale_factor=2, mode="box"), dict(scale_factor=2, align_corners=True),
+                dict(size=4, recompute_scale_factor=True), dict(scale_factor=2, mode="bilinear", align_corners=1)]
 
 
 @pytest.mark.parametrize("kwargs", UPSAMPLE_BAD, ids=[str(k) for k in UPSAMPLE_BAD])
-def test_upsample_refuses_when_built_exactly_what_interpolate_refuses_when_called(kwargs):
-    # One check serves both: the same error type and message, only the call named differs.
+def test_upsample_builds_and_its_call_refuses_what_interpolate_refuses(kwargs):
+    # As PyTorch's: the layer keeps its arguments; its call is interpolate's, with its error and message.
+    layer = nn.Upsample(**kwargs)
     with pytest.raises(gg.GlassgradError) as built:
-        nn.Upsample(**kwargs)
+        layer(gg.tensor(X))
     with pytest.raises(gg.GlassgradError) as called:
-        F.interpolate(gg.tensor(X), **kwargs)
-    assert type(built.value) is type(called.value)
-    assert str(built.value).startswith("Upsample(") and str(called.value).startswith("interpolate: ")
-    assert str(built.value).split(": ", 1)[1] == str(called.value).split(": ", 1)[1]
+        F.interpolate(gg.tensor(X), layer.size, layer.scale_factor, layer.mode, layer.align_corners,
+                      layer.recompute_scale_factor)
+    assert type(built.value) is type(called.value) and str(built.value) == str(called.value)
+
+
+def test_upsample_keeps_its_scale_factor_as_pytorch_s():
+    assert nn.Upsample(scale_factor="2").scale_factor == 2.0  # float(scale_factor), as PyTorch's
+    assert nn.Upsample(size=3, scale_factor=0).scale_factor is None  # a false scale_factor is None
+    assert repr(nn.Upsample()) == "Upsample(size=None, mode='nearest')"
+    assert repr(nn.Upsample(size=2, scale_factor=3)) == "Upsample(scale_factor=3.0, mode='nearest')"
+    with pytest.raises(TypeError, match="float"):
+        nn.Upsample(scale_factor=[2, 2])  # PyTorch converts a tuple's items only
 
 
 def test_upsample_arguments_that_interpolate_accepts_build_and_run():

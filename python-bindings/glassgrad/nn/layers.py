@@ -27,7 +27,7 @@ from .._random import generator
 from .._runtime import no_grad
 from .._padding import pad
 from .._shapes import unflatten
-from .._spatial import _pair_size, dropout_probability, interpolate_arguments
+from .._spatial import _pair_size, dropout_probability
 from .._tensor import Tensor, _dim
 from .init import _fill, default_bound
 from .module import Module, Parameter, layer_name
@@ -434,22 +434,17 @@ class AdaptiveAvgPool2d(Module):
 
 class Upsample(Module):
     """F.interpolate as a layer (PyTorch's nn.Upsample): size or scale_factor, mode 'nearest'
-    (default), 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'trilinear' or 'area'. The arguments are checked when the layer is built,
-    by interpolate's own check."""
+    (default), 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'trilinear' or 'area'. The arguments
+    are kept as given and checked by interpolate at the call, as PyTorch's (docs/porting.md)."""
 
     def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()
-        given = {k: v for k, v in (("size", size), ("scale_factor", scale_factor), ("mode", mode),
-                                   ("align_corners", align_corners),
-                                   ("recompute_scale_factor", recompute_scale_factor)) if v is not None}
-        interpolate_arguments(_args.call("Upsample", **given), size, scale_factor, mode, align_corners,
-                              recompute_scale_factor)
-        # PyTorch keeps a scale factor as floats (printed 2.0)
-        if isinstance(scale_factor, (tuple, list)):
+        # PyTorch keeps a scale factor as floats (printed 2.0), a tuple's each; 0 or None is None
+        if isinstance(scale_factor, tuple):
             scale_factor = tuple(float(f) for f in scale_factor)
-        elif scale_factor is not None:
-            scale_factor = float(scale_factor)
+        else:
+            scale_factor = float(scale_factor) if scale_factor else None
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
@@ -458,7 +453,7 @@ class Upsample(Module):
                              self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
-        what = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
+        what = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
         return f"{what}, mode={self.mode!r}"
 
 
