@@ -136,6 +136,7 @@ REPOSITORIES = {
     "SASRec.pytorch": "github.com/pmixer/SASRec.pytorch",
     "LightGCN-PyTorch": "github.com/gusye1234/LightGCN-PyTorch",
     "rtdl-revisiting-models": "github.com/yandex-research/rtdl-revisiting-models",
+    "mamba.py": "github.com/alxndrTL/mamba.py",
 }
 
 
