@@ -23,6 +23,7 @@ from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
 from ._args import tensor_number
+from ._inplace import _type_name
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
 from ._torch_operands import named_node, node_attrs
@@ -405,6 +406,20 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     return _norm(input, p, dim, keepdim, dtype, "LinalgVectorNormBackward0")
 
 
+def no_narrowing(x: Tensor, dtype, where: str) -> None:
+    """PyTorch's RuntimeError for a dtype= that x's dtype does not promote to (float64 to float32,
+    float16 to bfloat16): a norm's dtype may widen its input, never narrow it."""
+    if dtype is None:
+        return
+    want = _dtypes.to_dtype(dtype)
+    # a dtype that is not floating is refused first, by each norm's own check, as PyTorch orders them
+    if want.is_floating_point and _dtypes.promote_types(x.dtype, want) != want:
+        raise _C.InvalidArgumentError(
+            f"{where}: the dtype of the input ({_type_name(x.dtype)}) should be convertible without narrowing to the "
+            f"specified dtype ({_type_name(want)})\n  fix: dtype={x.dtype} or wider, or convert the result: "
+            f"{where}(x).to({want})")
+
+
 def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     """norm, its result named as PyTorch's node `node` (the norm's, or dist's)."""
     p = tensor_number(p, "p", "dist" if node == "DistBackward0" else "norm")
@@ -412,6 +427,7 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {input.dtype} (shape "
                                   f"{list(input.shape)}), as in PyTorch\n  fix: x.float().norm(...)")
+    no_narrowing(input, dtype, "linalg.vector_norm")
     x = input.astype(dtype) if dtype is not None else input
     if not x.dtype.is_floating_point:
         raise _C.UnsupportedError(f"norm: dtype must be a floating point type. Got {x.dtype}\n  fix: "

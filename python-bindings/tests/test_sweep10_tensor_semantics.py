@@ -247,3 +247,21 @@ def test_addcmul_of_bools_is_refused_as_pytorch(value):
     for inplace in (False, True):
         _compare(lambda m: call(m, inplace))
     _compare(lambda m: m.addcmul(m.tensor([1, 0]), m.tensor([True, True]), m.tensor([True, False]), value=value))
+
+
+_NORM_CALLS = {
+    "torch.norm": lambda m, x, d: m.norm(x, dtype=d),
+    "torch.norm(p=1, dim=1)": lambda m, x, d: m.norm(x, p=1, dim=1, dtype=d),
+    "Tensor.norm": lambda m, x, d: x.norm(dtype=d),
+    "linalg.vector_norm": lambda m, x, d: m.linalg.vector_norm(x, dtype=d),
+    "linalg.norm": lambda m, x, d: m.linalg.norm(x, dtype=d),
+    "linalg.matrix_norm(ord=1)": lambda m, x, d: m.linalg.matrix_norm(x, ord=1, dtype=d),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_NORM_CALLS))
+def test_a_norms_dtype_may_widen_the_input_never_narrow_it(name):
+    for source, target in [("float64", "float32"), ("float32", "float16"), ("float16", "bfloat16"),
+                           ("bfloat16", "float16"), ("float32", "float64"), ("float16", "float32")]:
+        _compare(lambda m: _NORM_CALLS[name](m, m.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, 1.0]]).to(getattr(m, source)),
+                                             getattr(m, target)).float())

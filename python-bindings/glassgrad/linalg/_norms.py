@@ -6,7 +6,7 @@ import math
 import numbers
 
 from .. import _C
-from .._reductions import norm as _pnorm
+from .._reductions import no_narrowing as _no_narrowing, norm as _pnorm
 from .._tensor import Tensor, _dim
 from ._checks import into, check_float
 
@@ -22,6 +22,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     An integer or bool x is refused, dtype= or not, as PyTorch refuses it."""
     if not x.dtype.is_floating_point:
         check_float(x, "vector_norm")
+    _no_narrowing(x, dtype, "linalg.vector_norm")
     low = x if dtype is None else x.to(dtype)
     if low.dtype in ("float16", "bfloat16"):
         return into(out, vector_norm(low.float(), ord, dim, keepdim).to(low.dtype), "linalg.vector_norm")
@@ -53,6 +54,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
                         f"{type(ord).__name__}\n  fix: leave ord out for the Frobenius norm (ord='fro')")
     if not A.dtype.is_floating_point:  # refused before dtype= converts it, as PyTorch's
         check_float(A, "matrix_norm")
+    _no_narrowing(A, dtype, "linalg.matrix_norm")
     A = A.to(dtype) if dtype is not None else A
     check_float(A, "matrix_norm")
     if A.ndim < 2:
