@@ -129,6 +129,7 @@ REPOSITORIES = {
     "vit-pytorch": "github.com/lucidrains/vit-pytorch",
     "zalandoresearch-pytorch-vq-vae": "github.com/zalandoresearch/pytorch-vq-vae",
     "detr": "github.com/facebookresearch/detr",
+    "generative-models": "github.com/wiseodd/generative-models",
     "llama2.c": "github.com/karpathy/llama2.c",
     "pytorch-fm": "github.com/rixwew/pytorch-fm",
     "Time-Series-Library": "github.com/thuml/Time-Series-Library",
