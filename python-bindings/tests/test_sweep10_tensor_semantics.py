@@ -265,3 +265,11 @@ def test_a_norms_dtype_may_widen_the_input_never_narrow_it(name):
                            ("bfloat16", "float16"), ("float32", "float64"), ("float16", "float32")]:
         _compare(lambda m: _NORM_CALLS[name](m, m.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, 1.0]]).to(getattr(m, source)),
                                              getattr(m, target)).float())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("order", ["fro", 1, -1, np.inf, -np.inf, "nuc", 2])
+def test_matrix_norms_of_sums_take_16_bit_floats(dtype, order):
+    data = [[[0.5, -1.25, 2.0], [3.0, 0.75, -0.5]], [[1.0, 1.5, -2.5], [0.25, -3.0, 1.0]]]
+    _compare(lambda m: m.linalg.matrix_norm(m.tensor(data).to(getattr(m, dtype)), ord=order).float())
+    _compare(lambda m: m.linalg.norm(m.tensor(data).to(getattr(m, dtype)), ord=order, dim=(0, 2), keepdim=True).float())

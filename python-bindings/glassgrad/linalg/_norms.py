@@ -56,6 +56,10 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         check_float(A, "matrix_norm")
     _no_narrowing(A, dtype, "linalg.matrix_norm")
     A = A.to(dtype) if dtype is not None else A
+    if A.dtype in ("float16", "bfloat16") and (ord == "fro" or ord in (1, -1, math.inf, -math.inf)):
+        # the norms of sums take float16 and bfloat16, accumulated in float32 and rounded back, as
+        # PyTorch's (vector_norm's way); those of singular values refuse them below
+        return into(out, matrix_norm(A.float(), ord, dim, keepdim).to(A.dtype), "linalg.matrix_norm")
     check_float(A, "matrix_norm")
     if A.ndim < 2:
         raise _C.ShapeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions. Got shape "
