@@ -104,6 +104,34 @@ def test_arguments_pytorch_reads_as_bools_stay_type_errors(make, text):
         make()
 
 
+@pytest.mark.parametrize("make,shown", [
+    (lambda m: m.LSTMCell(3, 4, bias=1), "LSTMCell(3, 4, bias=1)"),
+    (lambda m: m.GRUCell(3, 4, bias=None), "GRUCell(3, 4, bias=None)"),
+    (lambda m: m.BatchNorm1d(3, affine=1), "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=1, bias=True, "
+                                           "track_running_stats=True)"),
+    (lambda m: m.BatchNorm1d(3, track_running_stats=None), "BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, "
+                                                           "bias=True, track_running_stats=None)"),
+    (lambda m: m.InstanceNorm1d(3, affine=None), "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=None, bias=False, "
+                                                 "track_running_stats=False)"),
+    (lambda m: m.GroupNorm(1, 3, affine=0), "GroupNorm(1, 3, eps=1e-05, affine=0, bias=False)"),
+    (lambda m: m.LayerNorm(3, elementwise_affine=1), "LayerNorm((3,), eps=1e-05, elementwise_affine=1, bias=True)"),
+    (lambda m: m.RMSNorm(3, elementwise_affine=None), "RMSNorm((3,), eps=None, elementwise_affine=None)"),
+    (lambda m: m.Dropout(inplace=1), "Dropout(p=0.5, inplace=1)"),
+    (lambda m: m.Dropout2d(inplace=None), "Dropout2d(p=0.5, inplace=None)"),
+])
+def test_the_repr_shows_a_switch_as_given(make, shown):
+    assert repr(make(nn)) == shown
+
+
+@pytest.mark.parametrize("make,shown", [(lambda m: m.LSTMCell(3, 4, bias=1), "LSTMCell(3, 4, bias=1)"),
+                                        (lambda m: m.GroupNorm(1, 3, affine=0),
+                                         "GroupNorm(1, 3, eps=1e-05, affine=0, bias=False)"),
+                                        (lambda m: m.Dropout(inplace=1), "Dropout(p=0.5, inplace=1)")])
+def test_torch_shows_them_so(make, shown):
+    torch = pytest.importorskip("torch")
+    assert repr(make(torch.nn)) == shown
+
+
 def test_torch_agrees():
     torch = pytest.importorskip("torch")
     assert torch.nn.Linear(3, 4, bias=0).bias is None

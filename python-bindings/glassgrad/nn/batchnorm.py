@@ -63,8 +63,8 @@ class _BatchNorm(Module):
                 fix="momentum=0.1 (PyTorch's default), or None for a cumulative average"))
         self.num_features, self.eps = c, _args.shown(eps, _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5"))
         self.momentum = momentum
-        self.affine = _args.switch(affine)
-        self.track_running_stats = _args.switch(track_running_stats)
+        # as given, as PyTorch keeps them (the repr shows affine=1), read by their truth value
+        self.affine, self.track_running_stats = affine, track_running_stats
         dt = parameter_dtype(dtype, name)
         with_bias = _args.switch(bias)
         optional_parameter(self, "weight", Parameter(np.ones(c, dt), device=device) if self.affine else None)

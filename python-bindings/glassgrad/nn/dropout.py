@@ -73,7 +73,7 @@ class _DropoutNd(Module):
         where = _args.call(type(self).__name__, p)
         self.p = _args.shown(p, dropout_probability(p, where, f"{type(self).__name__}(0.1) drops 10% of the channels",
                                                     layer=True))
-        self.inplace = _args.switch(inplace)
+        self.inplace = inplace  # as given, as PyTorch keeps it (its repr), read by its truth
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"

@@ -68,7 +68,7 @@ class GroupNorm(Module):
                            f"GroupNorm({divisor}, {self.num_channels}): num_groups must divide num_channels")
         _args.weight_sizes(where, (self.num_channels,), num_channels=self.num_channels)
         self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-05"))
-        self.affine = _args.switch(affine)
+        self.affine = affine  # as given, as PyTorch keeps it (the repr shows affine=1), read by its truth
         bias = _args.switch(bias)
         dt = parameter_dtype(dtype, where)
         c = self.num_channels

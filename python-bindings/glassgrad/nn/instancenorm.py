@@ -43,8 +43,8 @@ class _InstanceNorm(Module):
                                                         fix="momentum=0.1"))
         self.num_features, self.momentum = c, momentum
         self.eps = _args.shown(eps, _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5"))
-        self.affine = _args.switch(affine)
-        self.track_running_stats = _args.switch(track_running_stats)
+        # as given, as PyTorch keeps them (the repr shows affine=1), read by their truth value
+        self.affine, self.track_running_stats = affine, track_running_stats
         with_bias = _args.switch(bias)
         # 0 allowed, as PyTorch's (empty tensors); any size without tensors (PyTorch's: unused then)
         _args.weight_sizes(name, (c,) if self.affine or self.track_running_stats else (), num_features=c)

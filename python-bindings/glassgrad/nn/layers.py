@@ -250,7 +250,7 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(_args.integer(d, "normalized_shape", where) for d in sizes)
         _args.weight_sizes(where, self.normalized_shape, normalized_shape=min(self.normalized_shape))
         self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0))
-        self.elementwise_affine = _args.switch(elementwise_affine)
+        self.elementwise_affine = elementwise_affine  # as given, as PyTorch keeps it (its repr), read by its truth
         bias = _args.switch(bias)
         dt = parameter_dtype(dtype, where)
         ones, zeros = np.ones(self.normalized_shape, dt), np.zeros(self.normalized_shape, dt)
@@ -286,7 +286,7 @@ class Dropout(Module):
         super().__init__()
         self.p = _args.shown(p, dropout_probability(p, _args.call("Dropout", p), "Dropout(0.1) drops 10% of the activations",
                                                     layer=True))
-        self.inplace = _args.switch(inplace)
+        self.inplace = inplace  # as given, as PyTorch keeps it (its repr), read by its truth
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)

@@ -19,7 +19,7 @@ class RMSNorm(Module):
         super().__init__()
         self.normalized_shape = normalized_dims(normalized_shape)
         self.eps = eps if eps is None else _args.shown(eps, _args.real(eps, "eps", "RMSNorm"))
-        self.elementwise_affine = _args.switch(elementwise_affine)
+        self.elementwise_affine = elementwise_affine  # as given, as PyTorch keeps it (its repr), read by its truth
         optional_parameter(self, "weight", Parameter(ones(self.normalized_shape, dtype=dtype or _dtypes.DEFAULT_FLOAT,
                                                           device=device)) if self.elementwise_affine else None)
 

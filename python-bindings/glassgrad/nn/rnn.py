@@ -431,7 +431,7 @@ class RNNCellBase(Module):
         where = _args.call(name, input_size, hidden_size)
         self.input_size = _args.integer(input_size, "input_size", where, minimum=0)
         self.hidden_size = _args.integer(hidden_size, "hidden_size", where, minimum=1, fix=f"{name}({input_size}, 128)")
-        self.bias = _args.switch(bias)
+        self.bias = bias  # as given, as PyTorch keeps it (the repr shows bias=1), read by its truth value
         dt = _dtype_of(dtype, where)
         bound = 1.0 / math.sqrt(self.hidden_size)
         gates = num_chunks * self.hidden_size
