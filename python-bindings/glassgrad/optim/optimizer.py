@@ -431,7 +431,8 @@ class Optimizer(OptimizerHooks):
         every = [(g, p) for g in self.param_groups for p in g["params"]]
         handles = [p._h for _, p in every]
         have = _C.lazy_have_grads(handles)
-        work = list(compress(every, have))
+        whole = all(have)  # (every parameter has a gradient, the usual step: the lists serve as they are)
+        work = every if whole else list(compress(every, have))
         if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
             return loss
         if "capturable" in self.defaults:
@@ -443,7 +444,7 @@ class Optimizer(OptimizerHooks):
         # `b.data.fill_(0)` at initialization, as PyTorch scripts do) is a pending result; the
         # update ops write stored tensors only, so it is computed first (once: it is stored after).
         # (which are not computed: one call for the list, positions in `work`, usually none)
-        work_handles = list(compress(handles, have))
+        work_handles = handles if whole else list(compress(handles, have))
         unrealized = _C.lazy_unrealized(work_handles)
         pending = [work[i][1] for i in unrealized if not _written_by_update(work[i][1])] if unrealized else []
         if pending:
