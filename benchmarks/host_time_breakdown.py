@@ -14,7 +14,9 @@ glassgrad.debug.host_time_breakdown() times the plain loop's host phases (docs/d
     python benchmarks/host_time_breakdown.py --device cpu --threads 1 --item-before-backward   # loss.item() first
 
 Rows: step_ms for "glassgrad (plain loop)" and "glassgrad.compile" (the plain row's notes give
-the ratio plain / compile), and one host_<phase>_ms row per phase of the plain loop's step, with
+the ratio plain / compile; the device synchronized after every step), pipelined_step_ms for both
+(the steps back to back, each ending with .item() as a training loop's, nothing else
+synchronizing: the host's next step may overlap the device's work), and one host_<phase>_ms row per phase of the plain loop's step, with
 host_graph_ms (the model graph's share) and host_wall_ms: each the median over the steps of that
 figure (so on a busy machine the rows need not add up to host_wall_ms). benchmarks/results/host_time_breakdown.csv.
 
@@ -38,7 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W
-from common import Results, add_common_args, alternating_medians, apply_threads, gg_device, gg_sync
+from common import Results, add_common_args, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync
 
 import glassgrad as gg
 
@@ -85,6 +87,19 @@ def main(argv=None):
     res.add(dev, wl, "step_ms", plain * 1e3, "ms", "glassgrad (plain loop)",
             notes=f"plain / compile {plain / compiled:.3f}")
     res.add(dev, wl, "step_ms", compiled * 1e3, "ms", "glassgrad.compile")
+    # The steps back to back, as a training script runs them: each ends with loss.item() and
+    # nothing else synchronizes (common.back_to_back), so on a GPU the host may record the next
+    # step while the device still runs the backward and the updates of this one (docs/cuda.md,
+    # "Early host reads"). step_ms above synchronizes the device after every step.
+    piped = {name: [] for name in loops}
+    for _ in range(rounds):
+        for name, fn in loops.items():
+            piped[name].append(back_to_back(fn, sync, max(steps, 1)))
+    plain_p, compiled_p = (statistics.median(piped[name]) for name in ("glassgrad (plain loop)", "glassgrad.compile"))
+    how = f"median of {rounds} alternating rounds of {max(steps, 1)} steps back to back"
+    res.add(dev, wl, "pipelined_step_ms", plain_p * 1e3, "ms", "glassgrad (plain loop)",
+            notes=f"plain / compile {plain_p / compiled_p:.3f}; {how}")
+    res.add(dev, wl, "pipelined_step_ms", compiled_p * 1e3, "ms", "glassgrad.compile", notes=how)
 
     # One block per step, and the median of each phase over the steps: on a shared machine a step
     # the scheduler preempts adds its whole time slice to one phase, which a mean would spread.

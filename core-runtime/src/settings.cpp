@@ -57,12 +57,12 @@ bool cuda_graphs_enabled() {
 
 void set_early_reads(bool on) { g_early_reads.set(on); }
 bool early_reads_enabled() {
-  return g_early_reads.get([] { return is("GLASSGRAD_EARLY_READS", "1"); });
+  return g_early_reads.get([] { return !is("GLASSGRAD_EARLY_READS", "0"); });
 }
 
 void set_lent_outputs(bool on) { g_lent_outputs.set(on); }
 bool lent_outputs_enabled() {
-  return g_lent_outputs.get([] { return is("GLASSGRAD_LENT_OUTPUTS", "1"); });
+  return g_lent_outputs.get([] { return !is("GLASSGRAD_LENT_OUTPUTS", "0"); });
 }
 
 void set_deterministic_algorithms(bool on) { g_deterministic_algorithms = on; }

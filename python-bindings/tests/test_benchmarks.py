@@ -270,6 +270,9 @@ def test_host_time_breakdown_tiny_times_both_loops_and_every_phase(tmp_path):
     steps = {r["framework"]: r for r in rows if r["metric"] == "step_ms"}
     assert set(steps) == {"glassgrad (plain loop)", "glassgrad.compile"}
     assert "plain / compile" in steps["glassgrad (plain loop)"]["notes"]
+    piped = {r["framework"]: r for r in rows if r["metric"] == "pipelined_step_ms"}
+    assert set(piped) == set(steps) and all(float(r["value"]) > 0 for r in piped.values())
+    assert "back to back" in piped["glassgrad.compile"]["notes"]
     host = {r["metric"]: float(r["value"]) for r in rows if r["metric"].startswith("host_")}
     phases = ("record", "backward_export", "differentiate", "backward_import", "export", "signature", "plan_lookup",
               "compile", "bind", "launch", "settle", "transfer", "python")

@@ -72,26 +72,28 @@ def test_cpu_plans_have_no_early_reads():
 
 
 def test_the_switch_turns_early_reads_off_and_on():
-    assert not _C.early_reads_enabled()  # off by default (GLASSGRAD_EARLY_READS unset): docs/cuda.md
-    _C.set_early_reads(True)
+    assert _C.early_reads_enabled()  # on by default (GLASSGRAD_EARLY_READS unset): docs/cuda.md
+    _C.set_early_reads(False)
     try:
-        assert _C.early_reads_enabled()
+        assert not _C.early_reads_enabled()
     finally:
-        _C.set_early_reads(False)
-    assert not _C.early_reads_enabled()
+        _C.set_early_reads(True)
+    assert _C.early_reads_enabled()
 
 
 @pytest.fixture
 def early_reads():
-    """Early reads on for one test (they are off by default), off again after it."""
+    """Early reads on for one test, as they were after it."""
+    was = _C.early_reads_enabled()
     _C.set_early_reads(True)
     yield
-    _C.set_early_reads(False)
+    _C.set_early_reads(was)
 
 
 def _train(early, graphs=True, seed=0, steps=12, reads=None):
     """With early reads on or off: the losses read with item() after every step, what
     reads(model) gave right after each item(), the final state, the last executor and plan."""
+    was = _C.early_reads_enabled()
     _C.set_early_reads(early)
     _C.set_cuda_graphs(graphs)
     gg.clear_plan_cache()
@@ -106,7 +108,7 @@ def _train(early, graphs=True, seed=0, steps=12, reads=None):
             opt.zero_grad()
         return losses, seen, _numpy_state(model), _C.last_executor(), _C.last_plan()
     finally:
-        _C.set_early_reads(False)
+        _C.set_early_reads(was)
         _C.set_cuda_graphs(True)
 
 

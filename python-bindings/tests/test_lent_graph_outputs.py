@@ -84,13 +84,13 @@ def _count_lending_and_claim():
 
 
 def test_the_switch_turns_lending_off_and_on():
-    assert not _C.lent_outputs_enabled()  # off by default (GLASSGRAD_LENT_OUTPUTS unset): docs/cuda.md
-    _C.set_lent_outputs(True)
+    assert _C.lent_outputs_enabled()  # on by default (GLASSGRAD_LENT_OUTPUTS unset): docs/cuda.md
+    _C.set_lent_outputs(False)
     try:
-        assert _C.lent_outputs_enabled()
+        assert not _C.lent_outputs_enabled()
     finally:
-        _C.set_lent_outputs(False)
-    assert not _C.lent_outputs_enabled()
+        _C.set_lent_outputs(True)
+    assert _C.lent_outputs_enabled()
 
 
 def test_cpu_plans_lend_nothing():
@@ -115,6 +115,7 @@ def _loop(lend, steps=9, zero_grad="none", keep=None, poke=None, seed=0):
     """SimpleCNN's plain loop on CUDA with whole-step graphs: (losses, state as NumPy, kept values
     read at the end, executor). zero_grad: "none" (set_to_none), "zeros" (set_to_none=False) or
     "never" (accumulate). keep(i, model, kept) may keep tensors; poke(i, model) runs after step i."""
+    was = _C.lent_outputs_enabled()
     _C.set_lent_outputs(lend)
     gg.clear_plan_cache()
     try:
@@ -138,7 +139,7 @@ def _loop(lend, steps=9, zero_grad="none", keep=None, poke=None, seed=0):
         state = {k: v.detach().numpy(force=True) for k, v in model.state_dict().items()}
         return values, state, [k.detach().numpy(force=True) for k in kept], _C.last_executor()
     finally:
-        _C.set_lent_outputs(False)
+        _C.set_lent_outputs(was)
 
 
 def _assert_same(run, ref):
@@ -225,11 +226,12 @@ def test_lent_gradients_hold_no_new_memory():
 
 @cuda
 def test_compiled_replays_keep_their_outputs():
+    was = _C.lent_outputs_enabled()
     _C.set_lent_outputs(True)
     try:
         _compiled_replays_keep_their_outputs()
     finally:
-        _C.set_lent_outputs(False)
+        _C.set_lent_outputs(was)
 
 
 def _compiled_replays_keep_their_outputs():

@@ -6,8 +6,8 @@
 //   variable                              setting                         default
 //   GLASSGRAD_FUSION=0                    lazy::fusion_enabled()          on
 //   GLASSGRAD_CUDA_GRAPHS=0               cuda_graphs_enabled()           on
-//   GLASSGRAD_EARLY_READS=1               early_reads_enabled()           off (not yet measured on a GPU)
-//   GLASSGRAD_LENT_OUTPUTS=1              lent_outputs_enabled()          off (not yet measured on a GPU)
+//   GLASSGRAD_EARLY_READS=0               early_reads_enabled()           on
+//   GLASSGRAD_LENT_OUTPUTS=0              lent_outputs_enabled()          on
 //   GLASSGRAD_POISON_FREED=1              poison_freed()                  off
 //   GLASSGRAD_CUDA_LAUNCH_BLOCKING=1      cuda::launch_blocking()         off (any value but 0: on)
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
