@@ -71,13 +71,13 @@ def check_kernel(where: str, kernel: Sequence[int]) -> None:
                                       f"  fix: kernel_size=3 (any size >= 1)")
 
 
-def layer_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, ...]:
+def layer_tuple(value, n: int, name: str, where: str) -> Tuple[int, ...]:
     """A convolution layer's argument as PyTorch's _single/_pair/_triple keep it: an int n times, a
     tuple or list of n ints; one of another length is kept as given (nn.Conv1d(c, c, (1, 2)) holds
     a 4-d weight), and the layer's call refuses it as PyTorch's (_conv_rank.check_arguments)."""
     if isinstance(value, (tuple, list)) and len(value) != n:
-        return tuple(_args.integer(v, name, where, minimum) for v in value)
-    return int_tuple(value, n, name, where, minimum)
+        return tuple(_args.integer(v, name, where) for v in value)
+    return int_tuple(value, n, name, where)
 
 
 def transposed_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,

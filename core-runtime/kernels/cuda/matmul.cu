@@ -452,6 +452,10 @@ bool thread_applies(const Dims& d) {
 // product reserves the copy: N x K floats, 6.75 MB for a [1152, 1536] weight.
 constexpr int64_t kMaxTransposedB = int64_t(4) << 20;
 
+// Whether a product planned as ch reserves the row-major copy of B (the launcher makes it only when B
+// turns out k-contiguous and shared by the batch).
+bool plans_transposed_b(const TiledChoice& ch, int64_t N, int64_t K) { return ch.tile == 2 && N * K <= kMaxTransposedB; }
+
 // Where the workspace's row-major copy of B starts, in elements: after the split-k partial sums,
 // rounded up to 16 bytes.
 int64_t transposed_b_offset(int64_t splits, int64_t M, int64_t N) { return splits > 1 ? (splits * M * N + 3) / 4 * 4 : 0; }
@@ -464,7 +468,7 @@ size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<Ten
   const bool is_float = out[0].dtype == DType::Float32;
   const TiledChoice ch = choose_tiled(d.M, d.N, d.K, d.batch, is_float, sms_of(state(out[0].device.index)));
   int64_t elems = ch.splits > 1 ? ch.splits * d.M * d.N : 0;
-  if (ch.tile == 2 && d.N * d.K <= kMaxTransposedB) elems = transposed_b_offset(ch.splits, d.M, d.N) + d.N * d.K;
+  if (plans_transposed_b(ch, d.N, d.K)) elems = transposed_b_offset(ch.splits, d.M, d.N) + d.N * d.K;
   return static_cast<size_t>(elems) * dtype_size(out[0].dtype);
 }
 
@@ -614,7 +618,7 @@ void run_matmul(const KernelContext& c) {
         // copy's rows are N apart, so N % 4 == 0 keeps them 16-byte aligned.
         const int64_t off = transposed_b_offset(ch.splits, g.M, g.N);
         const bool shared_b = std::all_of(g.b_bstride, g.b_bstride + g.batch_rank, [](int64_t v) { return v == 0; });
-        if (ch.tile == 2 && dense_a && b_kfast && shared_b && g.N % 4 == 0 && g.N * g.K <= kMaxTransposedB &&
+        if (plans_transposed_b(ch, g.N, g.K) && dense_a && b_kfast && shared_b && g.N % 4 == 0 &&
             c.workspace != nullptr && c.workspace_bytes >= static_cast<size_t>(off + g.N * g.K) * sizeof(T)) {
           T* bt = static_cast<T*>(c.workspace) + off;
           launch<kernels::gg_matmul_transpose_b<T>>(
