@@ -1,56 +1,79 @@
 """torch.torch_version: `torch.__version__` as a string that compares as a version.
 
-Scripts test the PyTorch they run under before taking a branch (`if torch.__version__ <=
-LooseVersion("1.7"): torch.set_deterministic(True) else: torch.use_deterministic_algorithms(True)`,
-`torch.__version__ >= "1.8"`, `torch.__version__ > (2, 0)`). glassgrad.torch answers the API it
-offers: its `__version__` reads as glassgrad's own version (what a course prints first), and its
-order comparisons (<, <=, >, >=) answer as PyTorch API_VERSION, the release whose names,
-signatures and warnings glassgrad.torch follows (docs/porting.md, the `torch.__version__` row). `==` and hashing
-stay the string's, so `torch.__version__ == glassgrad.__version__`.
-
-The other side of a comparison may be a string ('1.7', '2.0.0a0', '2.1.0+cu118'), a tuple of
-numbers, or a version object (packaging's Version, distutils' LooseVersion/StrictVersion), read
-through its text. Only the release numbers count: '2.0.0a0' compares as 2.0.0; a value that
-holds no version ('parrot') compares as text, as PyTorch's does."""
+glassgrad.torch.__version__ is TorchVersion('2.14.1'), the PyTorch release glassgrad.torch
+follows (version.py; docs/porting.md, "Which PyTorch and torchvision"). As PyTorch's TorchVersion,
+it is a str (`.split(".")`, `.startswith("2.")`, printing) whose comparisons (<, <=, >, >=, ==)
+read both sides as versions (PEP 440's order: 2.0.0a0 < 2.0.0 < 2.0.0+cu118 < 2.0.0.post1, and
+2.0 == 2.0.0), so `torch.__version__ >= "1.8"`, `> (2, 0)`, `<= LooseVersion("1.7")` and
+`>= packaging.version.Version("1.10")` answer as under PyTorch 2.14.1. The other side may be a
+string, a tuple or list of numbers, or a version object (read through its text); where either side
+holds no version ('parrot', ''), the comparison is the strings', as PyTorch's falls back to.
+Hashing stays the string's."""
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, Optional
 
-from . import _C
+from .version import __version__ as _api_version
 
 __all__ = ["TorchVersion", "API_VERSION", "__version__"]
 
 # The PyTorch release glassgrad.torch mirrors (tests/torch_versions.py lists the conventions of the
 # differential tests' versions).
-API_VERSION = "2.14.1"
+API_VERSION = _api_version
 
-_RELEASE = re.compile(r"\s*v?(\d+(?:\.\d+)*)")
+# PEP 440's public form (packaging's), lower-cased: release, pre-release, post-release, dev, local.
+_PEP440 = re.compile(r"""v?(?:(\d+)!)?(?P<release>\d+(?:\.\d+)*)
+    (?:[-_.]?(?P<pre>a|b|c|rc|alpha|beta|pre|preview)[-_.]?(?P<pre_n>\d+)?)?
+    (?:-(?P<post_implicit>\d+)|[-_.]?(?:post|rev|r)[-_.]?(?P<post_n>\d+)?(?P<post>))?
+    (?:[-_.]?(?P<dev>dev)[-_.]?(?P<dev_n>\d+)?)?
+    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?""", re.VERBOSE)
+_PRE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
+_INF, _NEG = (float("inf"),), (float("-inf"),)
 
 
-def _release(value: Any) -> Optional[Tuple[int, ...]]:
-    """The release numbers of a version given as text, a tuple or a version object, or None when
-    it holds none."""
-    if isinstance(value, (tuple, list)) and value and all(isinstance(p, int) for p in value):
-        return tuple(value)
-    text = value if isinstance(value, str) else getattr(value, "vstring", None) or str(value)
-    match = _RELEASE.match(text)
-    return tuple(int(p) for p in match.group(1).split(".")) if match else None
+def _key(text: str) -> Optional[tuple]:
+    """packaging.version.Version's sort key of text, or None where text is no version."""
+    m = _PEP440.fullmatch(text.strip().lower())
+    if m is None:
+        return None
+    release = [int(p) for p in m["release"].split(".")]
+    while len(release) > 1 and release[-1] == 0:  # 2.0 == 2.0.0
+        release.pop()
+    has_post = m["post_implicit"] is not None or m["post"] is not None
+    pre: tuple = (_PRE[m["pre"]], int(m["pre_n"] or 0)) if m["pre"] else (_NEG if m["dev"] and not has_post
+                                                                             else _INF)
+    post: tuple = (int(m["post_implicit"] or m["post_n"] or 0),) if has_post else _NEG
+    dev: tuple = (int(m["dev_n"] or 0),) if m["dev"] else _INF
+    # no local part sorts first; numeric segments after alphanumeric ones
+    local = tuple((1, int(p), "") if p.isdigit() else (0, 0, p) for p in re.split(r"[-_.]", m["local"] or "") if p)
+    return (int(m.group(1) or 0), tuple(release), pre, post, dev, local)
+
+
+def _text(value: Any) -> Optional[str]:
+    """The version text of a string, a tuple or list of numbers, or a version object; None for a
+    value PyTorch's TorchVersion cannot read as a version."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (tuple, list)):
+        return ".".join(str(p) for p in value)
+    text = getattr(value, "vstring", None)  # distutils' LooseVersion / StrictVersion
+    if text is None and type(value).__name__ == "Version":  # packaging's
+        text = str(value)
+    return text
 
 
 def _compare(version: str, other: Any, method: str) -> bool:
-    """version <method> other as versions: API_VERSION against other's release numbers, padded
-    with zeros; a value that holds no version compares as text, as PyTorch's TorchVersion does."""
-    theirs = _release(other)
-    if theirs is None:
+    ours, text = _key(version), _text(other)
+    theirs = _key(text) if text is not None else None
+    if ours is None or theirs is None:
         return getattr(str, method)(version, other)
-    ours = _release(API_VERSION) or ()
-    n = max(len(ours), len(theirs))
-    return getattr((ours + (0,) * (n - len(ours))), method)(theirs + (0,) * (n - len(theirs)))
+    return getattr(ours, method)(theirs)
 
 
 class TorchVersion(str):
-    """A version string (str(v) is its text) whose order comparisons answer as API_VERSION."""
+    """A version string (str(v) is its text) that compares with strings, tuples and version
+    objects as a version."""
 
     __slots__ = ()
 
@@ -66,8 +89,13 @@ class TorchVersion(str):
     def __ge__(self, other: Any) -> bool:
         return _compare(self, other, "__ge__")
 
-    __eq__ = str.__eq__
+    def __eq__(self, other: Any) -> bool:
+        return _compare(self, other, "__eq__")
+
+    def __ne__(self, other: Any) -> bool:
+        return _compare(self, other, "__ne__")
+
     __hash__ = str.__hash__
 
 
-__version__ = TorchVersion(_C.__version__)
+__version__ = TorchVersion(API_VERSION)

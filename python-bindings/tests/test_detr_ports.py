@@ -4,11 +4,7 @@ these tests skip). Needs SciPy (the Hungarian matcher) and pycocotools (datasets
 COCO evaluation); test_all.py's export test (slow: a ResNet-50 DETR on 800 x 800 images) needs onnx and
 onnxruntime.
 
-Two documented substitutions, no model code changed:
-- util/misc.py branches on `version.parse(torchvision.__version__) < version.parse('0.7')` (at
-  import, and in its `interpolate`). glassgrad.vision's __version__ is glassgrad's own (0.1.0), which
-  packaging reads as older than 0.7, and the old branch imports torchvision 0.6's private
-  `_new_empty_tensor`: CHANGED takes the branch current torchvision takes.
+One documented substitution, no model code changed:
 - models/backbone.py builds its ResNet with `pretrained=is_main_process()`, a download in a single
   process; the drivers make `is_main_process` False there, as in the other processes of a
   distributed run (glassgrad bundles no weights and downloads nothing).
@@ -31,12 +27,6 @@ from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
 
 REPO = "detr"
-CHANGED = {
-    "util/misc.py": {
-        "if version.parse(torchvision.__version__) < version.parse('0.7'):": "if False:",
-        "    if version.parse(torchvision.__version__) < version.parse('0.7'):": "    if False:",
-    },
-}
 NO_DOWNLOAD = "import models.backbone\nmodels.backbone.is_main_process = lambda: False\n"
 
 DRIVER = NO_DOWNLOAD + '''import torch
@@ -113,9 +103,7 @@ def _ported(tmp_path):
     pytest.importorskip("pycocotools")
     folder = tmp_path / "detr"
     report = port_script.port_tree(checkout(REPO), str(folder))
-    for rel, changes in CHANGED.items():
-        report[rel] = port_script.port_file(os.path.join(checkout(REPO), rel), str(folder / rel), changes)
-    changed = [old for rel, lines in report.items() for _, old, _ in lines if rel not in CHANGED]
+    changed = [old for lines in report.values() for _, old, _ in lines]
     assert changed and all(IMPORT.match(old) for old in changed)
     (folder / "drive.py").write_text(port_script.port_text(DRIVER)[0])
     (folder / "run_unittests.py").write_text(port_script.port_text(UNITTESTS)[0])

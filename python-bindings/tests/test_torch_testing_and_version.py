@@ -89,12 +89,13 @@ def test_assert_allclose_warns_and_takes_lists():
 
 def test_version_module():
     from glassgrad import version
-    assert version.__version__ == gg.__version__
+    assert version.__version__ == "2.14.1"  # the PyTorch release followed; glassgrad's own is gg.__version__
     assert version.cuda == (gg._C.cuda_built_version() or None)
     assert isinstance(version.git_version, str) and version.git_version
     assert version.hip is None
     import glassgrad.torch as gtorch  # `print(torch.__version__)`, the first cell of many courses
-    assert gtorch.__version__ == gg.__version__ and isinstance(gtorch.__version__, str)
+    assert gtorch.__version__ == version.__version__ and isinstance(gtorch.__version__, str)
+    assert version.rocm is None and version.xpu is None
 
 
 def test_cuda_current_device_names_without_a_gpu():

@@ -1,7 +1,7 @@
 """`torch.__version__` in version checks: course helpers branch on it (`if torch.__version__ <=
 LooseVersion("1.7"): torch.set_deterministic(True) else: torch.use_deterministic_algorithms(True)`).
-glassgrad.torch's reads as glassgrad's version and compares as the PyTorch API it follows, so a
-check answers as PyTorch's own __version__ does."""
+glassgrad.torch's is the PyTorch release it follows (docs/porting.md, "Which PyTorch and
+torchvision"), a TorchVersion, so a check answers as PyTorch's own __version__ does."""
 import warnings
 
 import pytest
@@ -16,10 +16,16 @@ CHECKS = [("<=", "1.7"), (">=", "1.8"), (">", "1.10"), ("<", "3.0"), (">=", "2.0
 OPS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
-def test_reads_as_glassgrads_version():
-    assert gtorch.__version__ == gg.__version__ and str(gtorch.__version__) == gg.__version__
-    assert isinstance(gtorch.__version__, str) and hash(gtorch.__version__) == hash(gg.__version__)
+def test_reads_as_the_pytorch_release_followed():
+    assert str(gtorch.__version__) == API_VERSION == gtorch.version.__version__ == "2.14.1"
+    assert type(gtorch.__version__) is TorchVersion and hash(gtorch.__version__) == hash(API_VERSION)
     assert gtorch.torch_version.TorchVersion is TorchVersion
+    assert gg.__version__ == gg._C.__version__ != API_VERSION  # glassgrad's own stays its own
+    # what scripts do with the string (DETR, timm, course helpers)
+    assert gtorch.__version__.startswith("2.") and int(gtorch.__version__.split(".")[1]) >= 14
+    version = pytest.importorskip("packaging.version")
+    assert version.parse(gtorch.__version__) >= version.parse("1.10")
+    assert version.parse(gtorch.version.__version__.split("+")[0]) >= version.parse("2.0")
 
 
 @pytest.mark.parametrize("op,other", CHECKS)
@@ -48,5 +54,27 @@ def test_version_objects():
 
 def test_a_value_that_is_no_version_compares_as_text():
     torch = pytest.importorskip("torch")
-    assert (gtorch.__version__ < "parrot") == (torch.__version__ < "parrot") == (gg.__version__ < "parrot")
+    assert (gtorch.__version__ < "parrot") == (torch.__version__ < "parrot") == ("2.14.1" < "parrot")
     assert (gtorch.__version__ >= "") == (torch.__version__ >= "")
+    assert gtorch.__version__ != "parrot" and TorchVersion("parrot") == "parrot"
+
+
+# PEP 440's order, as packaging.version.Version (what PyTorch's TorchVersion compares with)
+VERSIONS = ["1.0", "1.0.0", "1.0a0", "1.0a1", "1.0b2", "1.0rc1", "1.0.dev0", "1.0a1.dev2", "1.0.post1", "1.0-1",
+            "1.0.post1.dev3", "1.0+cu118", "1.0+cpu", "1.0+1.2", "1.0+abc.5", "2!0.1", "v1.13", "2.1.0+cu118",
+            "0.9", "1.10", "1.9.1"]
+
+
+@pytest.mark.parametrize("a", VERSIONS)
+def test_order_and_equality_follow_pep_440(a):
+    version = pytest.importorskip("packaging.version")
+    for b in VERSIONS:
+        for op in ("__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"):
+            assert getattr(TorchVersion(a), op)(b) == getattr(version.Version(a), op)(version.Version(b)), (a, op, b)
+
+
+def test_equality_as_versions():
+    # torch.__version__ == "2.14" and == (2, 14, 1), as PyTorch's TorchVersion answers
+    assert gtorch.__version__ == "2.14.1" and gtorch.__version__ == "2.14.1.0" and gtorch.__version__ == (2, 14, 1)
+    assert gtorch.__version__ != "2.14.0" and gtorch.__version__ != (2, 14)
+    assert {gtorch.__version__: 1}["2.14.1"] == 1

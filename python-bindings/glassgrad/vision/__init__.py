@@ -2,11 +2,11 @@
 readers (io), image utilities (utils), box operations (ops) and the tensor types of the v2 transforms
 (tv_tensors) with torchvision's names. Images are PIL images, NumPy
 arrays or glassgrad Tensors."""
-from ..version import __version__  # glassgrad's: vision ships inside it (torchvision.__version__)
-from . import datasets, io, models, ops, transforms, tv_tensors, utils
+from .version import __version__  # the torchvision release followed (version.py)
+from . import datasets, io, models, ops, transforms, tv_tensors, utils, version
 from ..jit import is_tracing as _jit_is_tracing
 
-__all__ = ["__version__", "datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils"]
+__all__ = ["__version__", "datasets", "io", "models", "ops", "transforms", "tv_tensors", "utils", "version"]
 
 
 def _is_tracing() -> bool:
