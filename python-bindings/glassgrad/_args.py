@@ -47,6 +47,34 @@ class UnsupportedDTypeError(_C.DTypeError, _C.UnsupportedError):
 UnsupportedDTypeError.__module__ = "glassgrad"
 
 
+class _Absent:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "absent"
+
+
+# The default of a dim that PyTorch's overloads take or leave out, never take as None (prod's,
+# median's, max's: prod(x) and prod(x, 1), while prod(x, dim=None) and prod(x, keepdim=True) are its
+# TypeError): it tells an explicit None from no argument.
+ABSENT: _Absent = _Absent()
+
+
+def whole_input_dim(dim, keepdim, where: str) -> bool:
+    """Whether dim (ABSENT's parameter) asks for the reduction of every element: True when it was
+    left out, False for a given dim; None, or keepdim=True without a dim, is PyTorch's TypeError."""
+    if dim is ABSENT:
+        if keepdim:
+            raise InvalidArgumentTypeError(f"{where}() received an invalid combination of arguments: keepdim=True "
+                                           f"without dim\n  fix: {where}(x, dim, keepdim=True), or {where}(x) for "
+                                           f"every element")
+        return True
+    if dim is None:
+        raise InvalidArgumentTypeError(f"{where}(): argument 'dim' must be int, not NoneType\n  fix: leave dim out "
+                                       f"to reduce every element ({where}(x)), or pass an int")
+    return False
+
+
 def floating_input(input, kernel: str) -> None:
     """PyTorch's NotImplementedError ('"softplus_cpu" not implemented for 'Long'') for a float-only
     composite given an integer or bool tensor (its ops would compute it in floats)."""
@@ -186,6 +214,28 @@ def element_index(value) -> Optional[int]:
             return None
         value = value.reshape(())
     return tensor_index(value)
+
+
+def dim_list(dim, where: str):
+    """dim where PyTorch's parser takes an int list that may be one int (`int[1]? dim`: sum, mean,
+    amax, std, logsumexp, vector_norm, ...): a one-element integer or bool tensor, alone or as an
+    element of the tuple, reads as its int (x.sum(torch.tensor([0])) is x.sum(0)); any other tensor
+    is PyTorch's TypeError. None, ints and tuples of ints come back as they are."""
+    if hasattr(dim, "_h"):
+        held = element_index(dim)
+        if held is None:
+            raise InvalidArgumentTypeError(
+                f"{where}(): argument 'dim' must be tuple of ints, not Tensor (a {dim.dtype} tensor of shape "
+                f"{list(dim.shape)})\n  fix: pass the axes as ints: dim=tuple(dims.tolist())")
+        return held
+    if isinstance(dim, (tuple, list)) and any(hasattr(d, "_h") for d in dim):
+        return tuple(_held_or_given(d) for d in dim)
+    return dim
+
+
+def _held_or_given(value):
+    held = element_index(value)
+    return value if held is None else held
 
 
 def tensor_number(value, name: str, where: str):

@@ -7,11 +7,17 @@ the gradient reaches), replayed on the host where a tie makes it matter:
 - torch.mode sorts (value, index) pairs by value with std::sort (libstdc++'s introsort: not
   stable beyond 16 elements) and returns the index at the end of the most frequent run
   (aten/src/ATen/native/cpu/TensorCompareKernel.cpp, mode_kernel_impl);
+- torch.nanmedian of a row of NaN only runs std::nth_element at position (n - n - 1) / 2, 0 in
+  C++'s division, with a comparator under which the NaNs are all equivalent
+  (aten/src/ATen/native/Sorting.cpp, median_with_indices_impl): introselect's choice, a function
+  of the row's length alone;
 - torch.topk runs std::partial_sort of the (value, index) pairs when k * 64 <= n (sorted or
   not), else std::nth_element at k - 1 and, when sorted, std::sort over the first k - 1
   (aten/src/ATen/native/TopKImpl.h), NaN the largest value.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -79,6 +85,14 @@ def kth_indices(rows: np.ndarray, k: int) -> np.ndarray:
         chosen[r] = select_index(row, k)
     return chosen
 
+
+
+@functools.lru_cache(maxsize=64)
+def all_nan_median_index(n: int) -> int:
+    """The index torch.nanmedian returns on the CPU for a row of n NaN (n >= 1)."""
+    pairs = [[0, i] for i in range(n)]
+    nth_element(pairs, 0, lambda a, b: False)  # NaN < NaN and NaN == NaN are false both ways
+    return pairs[0][1]
 
 
 def mode_index(row: list) -> int:

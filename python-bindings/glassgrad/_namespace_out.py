@@ -46,6 +46,11 @@ _DTYPE_OUT = {"sum": True, "prod": True, "nansum": True, "cumsum": True, "cumpro
               "nanmean": False}
 
 
+# the functions whose overload with out= needs a dim: PyTorch's overload for every element takes no
+# out (torch.sum(x, out=y) is its TypeError; torch.sum(x, None, out=y) is not)
+_OUT_NEEDS_DIM = ("sum", "prod", "median", "nanmedian")
+
+
 # torch.special.* functions with out= whose glassgrad function (the top-level one) has none
 SPECIAL_NAMES = "erf exp2 expit expm1 log1p logit logsumexp round sinc xlog1py xlogy".split()
 
@@ -65,6 +70,23 @@ def add_out(namespace: dict, names=_NAMES) -> None:
                 if name in _DTYPE_OUT else accepts_out(fn, name in _SAME_DTYPE_OUT, _OUT_DTYPES.get(name, ()))
             if name in _TENSORS_WITH_OUT:
                 namespace[name] = _tensors_with_out(namespace[name], name, _TENSORS_WITH_OUT[name])
+            if name in _OUT_NEEDS_DIM:
+                namespace[name] = _out_needs_dim(namespace[name], name)
+
+
+def _out_needs_dim(fn, name: str):
+    """fn refusing out= (whatever its value) when no dim is given, as PyTorch's argument parser
+    refuses it (_OUT_NEEDS_DIM)."""
+    from ._args import InvalidArgumentTypeError
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if "out" in kwargs and len(args) < 2 and "dim" not in kwargs:
+            raise InvalidArgumentTypeError(f"{name}() received an invalid combination of arguments: out= without "
+                                           f"dim (PyTorch's {name} of every element takes no out)\n  fix: "
+                                           f"out.copy_(torch.{name}(x)), or {name}(x, dim, out=out)")
+        return fn(*args, **kwargs)
+    return call
 
 
 def _tensors_with_out(fn, name: str, params: tuple):

@@ -22,7 +22,7 @@ from . import _C, _autocast, _dtypes, _math, _output_numbers, _trace
 from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
-from ._args import tensor_number
+from ._args import ABSENT, InvalidArgumentTypeError, dim_list, tensor_number, whole_input_dim
 from ._inplace import _type_name
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
@@ -35,6 +35,7 @@ from ._return_types import return_type
 
 def dims_of(dim, x: Tensor, where: str) -> list:
     """dim (None, an int, or a tuple/list of ints) as a list of axes in [0, ndim), checked; [] for all."""
+    dim = dim_list(dim, where)
     if dim is None:
         return []
     ds = [dim] if not isinstance(dim, (tuple, list)) else list(dim)
@@ -309,10 +310,10 @@ def shared_by_ties(flat: Tensor, value: Tensor) -> Tensor:
 
 def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: str):
     if isinstance(dim, Tensor):  # max(x, y): the elementwise maximum
-        other, dim = dim, None
+        other, dim = dim, ABSENT
     if other is not None:
         return (maximum if largest else minimum)(input, other)
-    if dim is None:
+    if whole_input_dim(dim, keepdim, name):
         node = "MaxBackward1" if largest else "MinBackward1"
         if input.requires_grad and input.dtype.is_floating_point and _C.grad_enabled():
             # PyTorch's evenly_distribute_backward: ties share the gradient, and a NaN result is
@@ -350,21 +351,22 @@ def _extremum_out(result, out, name: str):
                           write_out(out[1], result[1], name, same_dtype=True))
 
 
-def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None):
+def max(input: Tensor, dim=ABSENT, keepdim: bool = False, *, other=None, out=None):
     """torch.max: max(x) the largest element (ties share the gradient); max(x, dim, keepdim) the
     named tuple (values, indices), the gradient going to the returned index; max(x, y) is
-    maximum(x, y). out=: a tensor, or (values, indices) with dim."""
+    maximum(x, y). out=: a tensor, or (values, indices) with dim. dim=None is PyTorch's
+    TypeError."""
     return _extremum_out(_extremum(input, dim, keepdim, other, True, "max"), out, "max")
 
 
-def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None):
+def min(input: Tensor, dim=ABSENT, keepdim: bool = False, *, other=None, out=None):
     """torch.min, as max."""
     return _extremum_out(_extremum(input, dim, keepdim, other, False, "min"), out, "min")
 
 
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
-    """(min, max) over dim, or over every element (torch.aminmax)."""
-    dims = () if dim is None else dim
+    """(min, max) over dim (an int), or over every element for None (torch.aminmax)."""
+    dims = () if dim is None else _dim(dim, builtins.max(input.ndim, 1), "aminmax", input.shape)
     return return_type("aminmax", ("min", "max"))(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
@@ -373,6 +375,9 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over dim, computed stably as m + log(sum(exp(x - m))), m the (detached)
     maximum, infinite maxima replaced by 0 (torch.logsumexp); its gradient is softmax(x)."""
+    if dim is None:  # PyTorch's int[1] dim without a default: () for every element, as PyTorch's
+        raise InvalidArgumentTypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType\n  fix: "
+                                       "dim=() (or every axis, tuple(range(x.ndim))) for every element")
     x = input if input.dtype.is_floating_point else input.astype(_dtypes.DEFAULT_FLOAT)
     dims = dims_of(dim, x, "logsumexp")
     if x.numel() == 0:  # log(0) over empty dims, an empty result otherwise
@@ -522,16 +527,18 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 
 @_autocast.op("prod")
-def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """The product over dim, or of every element (torch.prod); integers multiply in int64.
-    Computed as a tree of pairwise products (halving the axis each level, a 1 padding an odd
-    length), so its gradient is exact with zeros among the factors."""
+def prod(input: Tensor, dim=ABSENT, keepdim: bool = False, *, dtype=None) -> Tensor:
+    """The product over dim, or of every element when dim is left out (torch.prod; dim=None is
+    its TypeError); integers multiply in int64. Computed as a tree of pairwise products (halving
+    the axis each level, a 1 padding an odd length), so its gradient is exact with zeros among
+    the factors."""
+    whole = whole_input_dim(dim, keepdim, "prod")
     x = _integral_to_int64(input, dtype)
-    if dim is None:
+    if whole:
         if x.ndim == 0:
             return x
         out = _prod(x.reshape(-1), 0)  # x is in its final dtype already
-        return _op("Reshape", [out], {"shape": [1] * input.ndim if keepdim else [], **_named(out, "ProdBackward0")})
+        return _op("Reshape", [out], {"shape": [], **_named(out, "ProdBackward0")})
     d = _dim(dim, builtins.max(x.ndim, 1), "prod", x.shape)  # a 0-d input takes 0 and -1 only
     if x.ndim == 0:
         return x

@@ -23,7 +23,7 @@ from ._indexing import gather
 from ._math import as_operand, eq
 from ._shapes import stack
 from ._spatial import cat
-from ._cpu_tie_order import kth_indices, mode_index, topk_indices
+from ._cpu_tie_order import all_nan_median_index, kth_indices, mode_index, topk_indices
 from ._reductions import _at_index, _refuse_bool, check_reduced_sizes, shared_by_ties
 from ._tensor import Tensor, _NP, _dim, _op, _op_multi, tensor
 from ._numpy_names import accept_numpy_names
@@ -189,19 +189,21 @@ def _named_pair(name: str, node: str, values: Tensor, indices: Tensor):
     return return_type(name)(_shapes.named_node(values, node), indices)
 
 
-def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
-    """The lower of the two middle values (torch.median): of every element for dim=None, else
-    (values, indices) along dim; the gradient goes to the median element. Refused for bool (as in
-    PyTorch); NaN for an empty floating input with dim=None; a dim of size 0 raises."""
-    if dim is not None:  # PyTorch checks dim before the dtype: median(bool_x, 5) is its IndexError
+def median(input: Tensor, dim=_args.ABSENT, keepdim: bool = False):
+    """The lower of the two middle values (torch.median): of every element when dim is left out
+    (dim=None is PyTorch's TypeError), else (values, indices) along dim; the gradient goes to the
+    median element. Refused for bool (as in PyTorch); NaN for an empty input without dim (an
+    integer dtype holds NaN as the CPU converts it); a dim of size 0 raises."""
+    whole = _args.whole_input_dim(dim, keepdim, "median")
+    if not whole:  # PyTorch checks dim before the dtype: median(bool_x, 5) is its IndexError
         _axis(dim, input, "median")
     _refuse_bool(input, "median")
-    if dim is None:
+    if whole:
         flat = input.reshape(-1)
-        if flat.shape[0] == 0:  # PyTorch's NaN (its integer result there is the dtype's lowest)
-            low = math.nan if input.dtype.is_floating_point else int(np.iinfo(_NP[input.dtype]).min)
-            return _math.add(flat.sum(), low).astype(input.dtype) if input.dtype.is_floating_point \
-                else as_operand(low, input.dtype, input.device)
+        if flat.shape[0] == 0:  # PyTorch fills NaN in the input's dtype
+            if input.dtype.is_floating_point:
+                return _math.add(flat.sum(), math.nan).astype(input.dtype)
+            return as_operand(_nan_as_integer(input.dtype), input.dtype, input.device)
         value = sort(flat.detach(), 0).values[(flat.shape[0] - 1) // 2]
         if input.dtype.is_floating_point:  # a NaN anywhere makes the median NaN (nanmedian skips them)
             value = _op("Where", [_math.isnan(flat.detach()).any(), as_operand(math.nan, flat.dtype, flat.device), value])
@@ -220,6 +222,15 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     k = _op("Where", [_math.lt(numbers, n), numbers, as_operand((n - 1) // 2, DTYPES["int64"], input.device)])
     v, i = gather(s.values, d, k), gather(s.indices, d, k)
     return _named_pair("median", "MedianBackward1", _squeezed(v, d, keepdim), _squeezed(i, d, keepdim))
+
+
+def _nan_as_integer(dtype) -> int:
+    """NaN converted to an integer dtype as PyTorch's CPU kernels convert it (an x86 truncating
+    conversion): the lowest int64 for int64, else the lowest int32 narrowed to the dtype's bits
+    (0 for int16, int8 and uint8)."""
+    if dtype == "int64":
+        return int(np.iinfo(np.int64).min)
+    return int(np.array(np.iinfo(np.int32).min, dtype=np.int64).astype(_NP[dtype]))
 
 
 # ---- running extremes, log-sum-exp, and the order statistics built on sort ----------------------
@@ -313,15 +324,16 @@ def cummin(input: Tensor, dim: int):
     return _cumulative_extreme(input, dim, False, "cummin")
 
 
-def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
+def nanmedian(input: Tensor, dim=_args.ABSENT, keepdim: bool = False):
     """median ignoring NaN (torch.nanmedian): the lower middle of the non-NaN values, NaN where
-    all are NaN; (values, indices) along dim."""
-    if dim is not None:  # dim before the dtype, as median's
+    all are NaN; (values, indices) along dim, every element when dim is left out."""
+    whole = _args.whole_input_dim(dim, keepdim, "nanmedian")
+    if not whole:  # dim before the dtype, as median's
         _axis(dim, input, "nanmedian")
     _refuse_bool(input, "nanmedian")
     if not input.dtype.is_floating_point:
         return median(input, dim, keepdim)
-    if dim is None:
+    if whole:
         flat = input.reshape(-1)
         if not flat.shape[0]:
             return _shapes.named_node(median(input), "NanmedianBackward0")
@@ -335,6 +347,8 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     count = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
     k = _math.floor_divide(_math.maximum(count - 1, 0), 2)
     v, i = gather(s.values, d, k), gather(s.indices, d, k)
+    # a row of NaN only: the index PyTorch's CPU kernel picks among them (_cpu_tie_order)
+    i = _op("Where", [eq(count, 0), as_operand(all_nan_median_index(input.shape[d]), DTYPES["int64"], input.device), i])
     return _named_pair("nanmedian", "NanmedianBackward1", _squeezed(v, d, keepdim), _squeezed(i, d, keepdim))
 
 

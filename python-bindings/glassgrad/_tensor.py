@@ -1311,7 +1311,12 @@ class Tensor:
         self._h.set_requires_grad(bool(on))
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        """Turns gradient tracking of this leaf on (or off) and returns it (Tensor.requires_grad_)."""
+        """Turns gradient tracking of this leaf on (or off) and returns it (Tensor.requires_grad_).
+        requires_grad is a Python bool, as PyTorch's parser takes (1, None or a tensor is its TypeError)."""
+        if type(requires_grad) is not bool:
+            raise _args.InvalidArgumentTypeError(
+                f"requires_grad_(): argument 'requires_grad' must be bool, not {type(requires_grad).__name__}\n"
+                f"  fix: x.requires_grad_(True) or x.requires_grad_(False)")
         if requires_grad and not self.dtype.is_floating_point:  # PyTorch's words differ from the setter's
             raise _C.DTypeError(f"only Tensors of floating point dtype can require gradients\n  requires_grad_() on a "
                                 f"{self.dtype} tensor {list(self.shape)}\n  fix: x.float().requires_grad_()")

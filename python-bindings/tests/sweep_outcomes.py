@@ -5,8 +5,9 @@ import numpy as np
 
 
 class _Values:
-    """A tensor's values, equal to another's within float32 rounding (1e-4), or, for uint8
-    images, off by at most 1 in a few pixels (resampling rounds a value ending in .5 either way)."""
+    """A tensor's values, equal to another's within float32 rounding (1e-4), NaN or an infinity where
+    the other has it, or, for uint8 images, off by at most 1 in a few pixels (resampling rounds a value
+    ending in .5 either way)."""
 
     def __init__(self, a: np.ndarray, dtype: str):
         self.a, self.uint8 = a, dtype.endswith("uint8")
@@ -14,10 +15,12 @@ class _Values:
     def __eq__(self, other) -> bool:
         if not isinstance(other, _Values) or self.a.shape != other.a.shape:
             return False
-        d = np.abs(self.a - other.a)
+        with np.errstate(invalid="ignore"):  # inf - inf: NaN, read through `same` below
+            d = np.abs(self.a - other.a)
         if self.uint8 and d.size and d.max() <= 1:
             return bool(d.mean() < 0.02)
-        return bool(np.all(d <= 1e-4 * np.maximum(1, np.abs(self.a))))
+        same = (self.a == other.a) | (np.isnan(self.a) & np.isnan(other.a))  # infinities and NaN
+        return bool(np.all((d <= 1e-4 * np.maximum(1, np.abs(self.a))) | same))
 
     def __repr__(self) -> str:
         return repr(self.a.tolist())
