@@ -35,7 +35,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with SELU's alpha and scale."""
     # PyTorch's selu is one elu node (EluBackward0 of the input)
     return _inplace.activation(input, inplace, "selu_", lambda: named_node(elu(input, _SELU_ALPHA) * _SELU_SCALE,
-                                                                           "EluBackward0", input))
+                                                                           "EluBackward0", input), node="EluBackward1")
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -45,7 +45,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if a == 0:
         raise _C.InvalidArgumentError("celu: alpha must not be 0 (celu divides by it)\n  fix: celu(x, alpha=1.0)")
     return _inplace.activation(input, inplace, "celu_", lambda: named_node(elu(input * (1.0 / a), 1.0) * a,
-                                                                           "CeluBackward0", input))
+                                                                           "CeluBackward0", input), node="CeluBackward1")
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -94,12 +94,12 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     _args.floating_input(input, "leaky_relu_cpu")
     lo, hi = _args.real(lower, "lower", "rrelu"), _args.real(upper, "upper", "rrelu")
 
-    def compute():
+    def compute():  # PyTorch's one node of the input, RreluWithNoiseBackward0 (1 in place)
         if not training:
-            return where(input > 0, input, input * ((lo + hi) / 2))
+            return named_node(where(input > 0, input, input * ((lo + hi) / 2)), "RreluWithNoiseBackward0", input)
         slope = input.detach().new_empty(tuple(input.shape)).uniform_(lo, hi)
-        return where(input > 0, input, input * slope)
-    return _inplace.activation(input, inplace, "rrelu_", compute)
+        return named_node(where(input > 0, input, input * slope), "RreluWithNoiseBackward0", input)
+    return _inplace.activation(input, inplace, "rrelu_", compute, node="RreluWithNoiseBackward1")
 
 
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:

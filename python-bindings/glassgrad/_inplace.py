@@ -219,14 +219,15 @@ def _views_a_leaf(h) -> bool:
     return h.is_leaf and h.requires_grad and not h.is_view
 
 
-def activation(input, inplace, op: str, compute):
+def activation(input, inplace, op: str, compute, node: str = ""):
     """compute() (the out-of-place result of an activation or dropout of input), written into
     input itself and returned as it when inplace (PyTorch's F.relu(x, inplace=True), nn.ReLU(True),
-    ...: the same tensor object, its aliases and views see the change)."""
+    ...: the same tensor object, its aliases and views see the change). node: PyTorch's backward
+    node of the in-place form where it is not the out-of-place one's (elu_'s EluBackward1)."""
     if not _args.switch(inplace):
         return compute()
     first = _C.lazy_seq()
-    return write(input, compute(), op, first)
+    return write(input, compute(), op, first, node=node)
 
 
 def fill_(t, value, node: str = ""):

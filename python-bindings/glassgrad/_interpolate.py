@@ -236,7 +236,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if not input.dtype.is_floating_point:
         from ._interpolate_uint8 import resample_uint8   # it builds on this module's weights
         return resample_uint8(input, out, mode, ac, factors, antialias)
-    node = _UPSAMPLE_NODES.get(mode, "").format(k) + ("AA" if antialias else "")
+    node = _UPSAMPLE_NODES.get(mode, "").format(k) + ("Aa" if antialias else "")
+    if mode == "area":  # PyTorch pools: adaptive_avg_pool1d's squeeze of its 2-d pool, the 2-d and 3-d pools
+        node = "Squeeze" if k == 1 else f"AdaptiveAvgPool{k}D"
     rule = nearest_rule(input, out)
     if mode == "nearest" and all(o % n == 0 and (f is None or f == o // n) and _repeats(n, o, f, rule)
                                  for n, o, f in zip(spatial, out, factors)):
@@ -247,10 +249,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         kind = mode
     y = resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias, rule)
                               for n, o, f in zip(spatial, out, factors)], saves_input=mode == "area")
-    return named_node(y, node + "Backward0", input) if node and input.requires_grad else y
+    suffix = "Backward1" if node == "Squeeze" else "Backward0"
+    return named_node(y, node + suffix, input) if node and input.requires_grad else y
 
 
-# PyTorch's node of each mode ({} the number of spatial dims; AA appended with antialias)
+# PyTorch's node of each mode ({} the number of spatial dims; Aa appended with antialias)
 _UPSAMPLE_NODES = {"nearest": "UpsampleNearest{}D", "nearest-exact": "UpsampleNearestExact{}D",
                    "linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D", "bicubic": "UpsampleBicubic2D",
                    "trilinear": "UpsampleTrilinear3D"}

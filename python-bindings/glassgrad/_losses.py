@@ -70,12 +70,18 @@ def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node:
     node: PyTorch's node for the loss (MseLossBackward0), the name Tensor.grad_fn gives a mean or
     sum of floating losses; operands: the paths from the reduction down to the loss's (input,
     target), which that node's next_functions lists as PyTorch's does (_GradFn._composite_inputs)."""
-    if weight is not None:
+    if weight is not None:  # PyTorch weighs the elementwise losses itself: MulBackward0, SumBackward0, DivBackward0
         loss = loss * weight
         if reduction == "mean":
             return loss.sum() / weight.expand(*loss.shape).sum()
-    if reduction == "none":
-        return loss
+        node = None
+    if reduction == "none":  # PyTorch's elementwise losses are that node too (a view carrying the name)
+        if not (node and loss._h.requires_grad and loss.dtype.is_floating_point):
+            return loss
+        attrs: Dict[str, Any] = {"shape": list(loss._h.shape), "torch_node": node}
+        if operands is not None and weight is None:
+            attrs["torch_operands"] = operands
+        return _op("Reshape", [loss], attrs)
     # (the Mean node refuses an empty loss; Tensor.mean gives PyTorch's NaN for it)
     if node and loss.dtype.is_floating_point and (reduction == "sum" or loss.numel()):
         attrs = {"dims": [], "keepdim": False, "torch_node": node}
@@ -83,6 +89,19 @@ def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node:
             attrs["torch_operands"] = operands
         return _op("Mean" if reduction == "mean" else "Sum", [loss], attrs)
     return loss.mean() if reduction == "mean" else loss.sum()
+
+
+def elementwise_weight(weight, input: Tensor, where: str) -> Optional[Tensor]:
+    """A regression loss's weight= (mse_loss, l1_loss, huber_loss): a tensor of the input's size, as
+    PyTorch's ValueError 'Weights and input must have the same size.' requires; None stays None."""
+    if weight is None:
+        return None
+    w = _tensor_like(weight, input)
+    if tuple(w.shape) != tuple(input.shape):
+        raise _C.ShapeError(f"Weights and input must have the same size.\n  {where}: weight {list(w.shape)}, input "
+                            f"{list(input.shape)}\n  fix: one weight per element of the input, e.g. "
+                            f"weight.expand_as(input)")
+    return w
 
 
 def _tensor_like(x, like: Tensor, dtype=None) -> Tensor:
@@ -171,17 +190,36 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
         attrs["label_smoothing"] = label_smoothing
     inputs = [rows, labels] + ([_tensor_like(weight, input)] if weight is not None else [])
     ndim = len(input_shape)
-    if input._h.requires_grad and ndim <= 2 and _C.grad_enabled():
+    named = input._h.requires_grad and _C.grad_enabled()
+    if named:
         # PyTorch's graph: NllLossBackward0 of LogSoftmaxBackward0 of the input (AddBackward0 of
-        # the smoothed term outermost with label_smoothing)
+        # the smoothed term outermost with label_smoothing); NllLoss2DBackward0 for (N, C, d1, ...)
         if label_smoothing != 0.0:
             attrs["torch_node"] = "AddBackward0"  # of the two terms' MulBackward1 nodes, which are not recorded
-        else:
+        elif ndim <= 2:
             attrs["torch_node"] = "NllLossBackward0"
             attrs["torch_operands"] = [0] if ndim == 2 else [0, 0]  # the rows are input, or its reshape
             attrs["torch_inner"] = "LogSoftmaxBackward0"
+        else:
+            attrs["torch_node"] = nll_node(ndim)
     loss = _op("CrossEntropy", inputs, attrs)
-    return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
+    if reduction != "none" or tuple(loss.shape) == shape:
+        return loss
+    if named and label_smoothing == 0.0 and not nll_views_back(ndim):
+        return _op("Reshape", [loss], {"shape": list(shape), "torch_node": attrs["torch_node"]})
+    return loss.reshape(shape)
+
+
+def nll_node(ndim: int) -> str:
+    """PyTorch's node of nll_loss (and cross_entropy) of an input of ndim dims: the spatial kernel's
+    NllLoss2DBackward0 for (N, C, d1, ...), which it views (N, C, d1, 1) or (N, C, d1, d2 * ...)."""
+    return "NllLoss2DBackward0" if ndim >= 3 else "NllLossBackward0"
+
+
+def nll_views_back(ndim: int) -> bool:
+    """Whether PyTorch's reduction='none' loss of an ndim-dim input is a view of its 4-d kernel's
+    (ViewBackward0): for (N, C, d1) and (N, C, d1, d2, d3, ...), not (N, C, d1, d2)."""
+    return ndim == 3 or ndim >= 5
 
 
 def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, smoothing: float,
@@ -264,6 +302,7 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     if weight is not None:
         picked = picked * _tensor_like(weight, input)
     loss = -(picked * rows).sum(1)
+    node = nll_node(input.ndim)
     if reduction == "mean":
         # every target ignored: PyTorch's value is 0 / 0 = nan and its gradient 0, so the divisor
         # of the differentiated part is 1 there and the nan is added as a constant
@@ -271,13 +310,12 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
         empty = (total == 0).astype(input.dtype)
         mean = loss.sum() / (total + empty)
         nan = (total * 0) / total
-        return _op("Add", [mean, nan], {"torch_node": "NllLossBackward0", **node_attrs("NllLossBackward0", [mean, nan],
-                                                                                      input)})
+        return _op("Add", [mean, nan], {"torch_node": node, **node_attrs(node, [mean, nan], input)})
     if reduction == "sum":
-        return _op("Sum", [loss], {"dims": [], "keepdim": False, **node_attrs("NllLossBackward0", [loss], input)})
-    if not loss._h.requires_grad:
+        return _op("Sum", [loss], {"dims": [], "keepdim": False, **node_attrs(node, [loss], input)})
+    if not loss._h.requires_grad or nll_views_back(input.ndim):
         return loss.reshape(shape)
-    return _op("Reshape", [loss], {"shape": list(shape), **node_attrs("NllLossBackward0", [loss], input)})
+    return _op("Reshape", [loss], {"shape": list(shape), **node_attrs(node, [loss], input)})
 
 
 def _saves_for_backward(where_: str, input: Tensor, *others) -> None:
@@ -311,7 +349,7 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
         _broadcast_warning(input, t, "mse_loss")
     d = input - t
     # MseLossBackward0's inputs are (input, target): the Sub's under the Mul (d * d) under the reduction
-    return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input), "MseLossBackward0",
+    return _reduce(d * d, reduction, elementwise_weight(weight, input, "mse_loss"), "MseLossBackward0",
                    operands=[0, 0, 0, -1, 0, 0, 1])
 
 
@@ -323,8 +361,7 @@ def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: st
     t = _tensor_like(target, input)
     if isinstance(target, Tensor):
         _broadcast_warning(input, t, "l1_loss")
-    return _reduce((input - t).abs(), reduction,
-                   None if weight is None else _tensor_like(weight, input))
+    return _reduce((input - t).abs(), reduction, elementwise_weight(weight, input, "l1_loss"))
 
 
 @_autocast.op("binary_cross_entropy_with_logits")

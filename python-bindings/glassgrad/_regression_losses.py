@@ -10,7 +10,7 @@ import warnings
 from typing import Optional
 
 from . import _C, _args, _autocast, _trace
-from ._losses import _broadcast_warning, _reduce, _reduction, _saves_for_backward, _tensor_like
+from ._losses import _broadcast_warning, _reduce, _reduction, _saves_for_backward, _tensor_like, elementwise_weight
 from ._math import xlogy
 from ._tensor import Tensor
 from ._torch_operands import named_node
@@ -35,8 +35,8 @@ def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduct
     _saves_for_backward(where_, input, t)
     d = input - t
     a = d.abs()
-    if beta == 0.0:
-        return _reduce(a, reduction, node="SmoothL1LossBackward0")
+    if beta == 0.0:  # PyTorch's is l1_loss then (its nodes: AbsBackward0 and the reduction's)
+        return _reduce(a, reduction)
     return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction, node="SmoothL1LossBackward0")
 
 
@@ -62,13 +62,10 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
     # delta=inf (PyTorch takes it) is the squared error: the other branch's inf * 0 would give a
     # NaN gradient through where
     loss = d * d * 0.5 if math.isinf(delta) else where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
-    if weight is not None:
-        w = _tensor_like(weight, input)
-        if tuple(w.shape) != tuple(input.shape):
-            raise _C.ShapeError(f"{where_}: weight {list(w.shape)} and input {list(input.shape)} must have the same "
-                                f"size (Weights and input must have the same size)\n  fix: one weight per element")
-        loss = loss * w
-    return _reduce(loss, reduction, node="HuberLossBackward0")
+    w = elementwise_weight(weight, input, where_)
+    if w is None:
+        return _reduce(loss, reduction, node="HuberLossBackward0")
+    return _reduce(loss * w, reduction)  # PyTorch weighs its 'none' loss: MulBackward0, then the reduction's
 
 
 def refuse_integral_kl_div(input: Tensor, target: Tensor, call: str) -> None:
@@ -94,8 +91,9 @@ def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str
         batchmean = False
         reduction = _reduction(size_average, reduce, reduction, where_)
         if reduction == "mean" and size_average is None and reduce is None:
-            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size. "
-                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition. "
+            # PyTorch's text, word for word (its sentences join without a space)
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                           stacklevel=_trace.user_stacklevel())
     _args.python_bool(log_target, "log_target", where_, "log_target=True or log_target=False")

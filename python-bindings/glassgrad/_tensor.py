@@ -93,6 +93,8 @@ _TORCH_NODES: Dict[str, str] = {
     "Dropout": "Mul",  # F.dropout's mask multiplies the input (MulBackward0)
     "Concat": "Cat", "CumProd": "Cumprod", "Log1p": "Log1P", "CrossEntropy": "NllLoss",
     "RDiv": "Mul",  # 2 / x (RDivScalar): PyTorch multiplies x's reciprocal by 2
+    "GELUTanh": "Gelu", "BatchNorm2DInference": "NativeBatchNorm",
+    "AlphaDropout": "Add",  # PyTorch's alpha_dropout ends with the affine shift (AddBackward0)
 }
 
 

@@ -63,7 +63,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu; inplace=True writes into input)."""
     slope = _args.real(negative_slope, "negative_slope", "leaky_relu", as_float=True)
     return _inplace.activation(input, inplace, "leaky_relu_", lambda: _op("LeakyReLU", [input],
-                                                                          {"negative_slope": slope}))
+                                                                          {"negative_slope": slope}),
+                               node="LeakyReluBackward1")
 
 
 def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
@@ -86,7 +87,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu; inplace=True writes into input)."""
     a = _args.real(alpha, "alpha", "elu", as_float=True)
-    return _inplace.activation(input, inplace, "elu_", lambda: _op("ELU", [input], {"alpha": a}))
+    return _inplace.activation(input, inplace, "elu_", lambda: _op("ELU", [input], {"alpha": a}), node="EluBackward1")
 
 
 def hardtanh_arguments(where: str, min_val, max_val) -> Tuple[float, float]:
@@ -141,12 +142,16 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     beta, threshold = softplus_arguments("softplus", beta, threshold)
     if beta == 1.0:
         return _op("Softplus", [input], {"threshold": threshold})
+    # another beta is composed; it reads as PyTorch's one node of the input (SoftplusBackward0)
     if beta == 0.0:  # PyTorch's kernel: x where 0 > threshold, else log(2) / beta, an infinity of beta's sign,
         # and its gradient sigmoid(beta * x) = 1/2 there (1 where it returns x)
         if 0.0 > threshold:
-            return _math.mul(input, 1.0)
-        return _math.add(_math.mul(input, 0.5), math.copysign(math.inf, beta))
-    return _op("Softplus", [input * beta], {"threshold": threshold}) * (1.0 / beta)
+            y = _math.mul(input, 1.0)
+        else:
+            y = _math.add(_math.mul(input, 0.5), math.copysign(math.inf, beta))
+    else:
+        y = _math.mul(_op("Softplus", [_math.mul(input, beta)], {"threshold": threshold}), 1.0 / beta)
+    return _torch_operands.named_node(y, "SoftplusBackward0", input)
 
 
 def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:
