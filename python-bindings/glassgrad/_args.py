@@ -161,6 +161,16 @@ def real_as_given(value, name: str, where: str, **bounds):
     return value if type(value) is int or type(value) is float else v
 
 
+def sequence_as_given(values, check):
+    """An optimizer's sequence hyperparameter (betas, etas, step_sizes) checked element by element:
+    the caller's own list or tuple where check(v) keeps every element as given (PyTorch's groups hold
+    what the script passed, a list stays a list), else one of its kind with the checked values."""
+    kept = [check(v) for v in values]
+    if all(k is v for k, v in zip(kept, values)):
+        return values
+    return list(kept) if isinstance(values, list) else tuple(kept)
+
+
 def no_strided_same(where: str, padding, stride) -> None:
     """padding='same' with a stride other than 1 is refused at construction, as PyTorch's
     ValueError (the output could not keep the input's size)."""

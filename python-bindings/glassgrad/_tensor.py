@@ -1630,8 +1630,10 @@ class Tensor:
         if _saved_tensor_hooks.SAVED:  # (autograd.grad's path unpacks in _input_gradients)
             _saved_tensor_hooks.unpack_reached(self, retain)
         anomalous = anomaly.is_anomaly_enabled()  # (read once: the check after needs the leaves read before)
+        watching = []
         if anomalous:
             leaves = [_wrap(h) for h in self._h.leaves_requiring_grad()]
+            watching = anomaly.watch_nodes(self.grad_fn)
         _backward_end.RETAINING.append(retain)
         try:
             if _pending_gradient_sync:  # a DistributedDataParallel forward ran: average its gradients
@@ -1646,6 +1648,8 @@ class Tensor:
             self._h.backward(seed, retain)
         finally:
             _backward_end.RETAINING.pop()
+            for handle in watching:
+                handle.remove()
         if anomalous:
             anomaly.check_gradients(((t.name or f"leaf {list(t.shape)}"), t.grad) for t in leaves)
 

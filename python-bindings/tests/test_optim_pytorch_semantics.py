@@ -190,6 +190,30 @@ def test_other_betas_optimizers_take_int_betas_as_torch():
         assert opt.param_groups[0]["betas"] == (0.0, 0.99)
 
 
+@pytest.mark.parametrize("name, key, given", [("Adam", "betas", [0.8, 0.9]), ("AdamW", "betas", [0.8, 0.9]),
+                                               ("Adamax", "betas", [0.8, 0.9]), ("NAdam", "betas", [0.8, 0.9]),
+                                               ("RAdam", "betas", [0.8, 0.9]), ("SparseAdam", "betas", [0.8, 0.9]),
+                                               ("Rprop", "etas", [0.4, 1.3]), ("Rprop", "step_sizes", [1e-6, 50])])
+def test_a_list_hyperparameter_stays_the_groups_list_as_torch(name, key, given):
+    torch = pytest.importorskip("torch")
+    for lib in (gg, torch):
+        p, q = lib.ones(2, requires_grad=True), lib.ones(2, requires_grad=True)
+        opt = getattr(lib.optim, name)([p], **{key: given})
+        opt.add_param_group({"params": [q], key: list(given)})
+        # PyTorch's Adam and AdamW make the constructor's betas a tuple
+        first = tuple(given) if name in ("Adam", "AdamW") else given
+        assert [g[key] for g in opt.param_groups] == [first, given]
+        assert name in ("Adam", "AdamW") or opt.param_groups[0][key] is given
+        assert [type(g[key]) for g in opt.state_dict()["param_groups"]] == [type(first), list]
+    loaded = getattr(gg.optim, name)([gg.ones(2, requires_grad=True), gg.ones(2, requires_grad=True)])
+    with pytest.raises(ValueError):  # two groups saved, one here: refused
+        loaded.load_state_dict(opt.state_dict())
+    loaded = getattr(gg.optim, name)([gg.ones(2, requires_grad=True)])
+    loaded.add_param_group({"params": [gg.ones(2, requires_grad=True)]})
+    loaded.load_state_dict(opt.state_dict())
+    assert [g[key] for g in loaded.param_groups] == [first, given]
+
+
 def test_lbfgs_keeps_a_tensor_lr_as_the_groups_object():
     lr = gg.tensor(0.5)
     p = gg.tensor([1.0, -2.0], requires_grad=True)

@@ -192,3 +192,37 @@ def test_variable_volatile_warns_as_torchs():
             V(lib.tensor(np.ones(2)), volatile=True)
         return [(w.category, str(w.message)) for w in caught]
     assert warned(gg, A.Variable) == warned(torch, torch.autograd.Variable)
+
+
+def _sqrt_at_zero(lib, x, w):
+    return (x.sqrt() * 0).sum()
+
+
+def _nan_weight_gradient(lib, x, w):
+    return (x.log() * w).sum()   # x < 0: log is NaN, so w's gradient (MulBackward0's 1th output) is
+
+
+def _nan_through_a_chain(lib, x, w):
+    return ((x * w).exp().log() - (x * 0 - 1).sqrt() * 0).mean()
+
+
+@pytest.mark.parametrize("make", [_sqrt_at_zero, _nan_weight_gradient, _nan_through_a_chain])
+@pytest.mark.parametrize("call", ["backward", "grad"])
+def test_anomaly_mode_names_the_backward_function_that_returned_nan_as_torch(make, call):
+    import warnings
+    messages = []
+    for lib in (torch, gg):
+        x = lib.tensor([0.0, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([1.5, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with lib.autograd.detect_anomaly(), pytest.raises(RuntimeError) as e:
+                loss = make(lib, x, w)
+                loss.backward() if call == "backward" else lib.autograd.grad(loss, [x, w])
+        messages.append(str(e.value).splitlines()[0])
+    assert messages[1] == messages[0]
+    # the hooks are gone: the same graph backpropagates outside anomaly mode, NaN and all
+    x = gg.tensor([0.0, -1.0, 2.0], dtype=gg.float64, requires_grad=True)
+    w = gg.tensor([1.5, -2.0, 0.5], dtype=gg.float64, requires_grad=True)
+    make(gg, x, w).backward()
+    assert any(np.isnan(t.grad.numpy()).any() for t in (x, w) if t.grad is not None)

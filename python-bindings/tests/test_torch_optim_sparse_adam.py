@@ -64,3 +64,32 @@ def test_bad_arguments_raise_value_errors_as_torch(kwargs):
         torch.optim.SparseAdam([torch.zeros(2, requires_grad=True)], **kwargs)
     with pytest.raises(ValueError, match="SparseAdam"):
         gg.optim.SparseAdam([gg.zeros(2, requires_grad=True)], **kwargs)
+
+
+def test_step_is_a_python_int_as_torch_and_loads_both_ways():
+    w = np.random.default_rng(1).standard_normal((6, 3))
+    _, topt, _ = _train(torch, w, "float64", {})
+    _, gopt, _ = _train(gg, w, "float64", {})
+    t_step, g_step = topt.state_dict()["state"][0]["step"], gopt.state_dict()["state"][0]["step"]
+    assert type(g_step) is type(t_step) is int and g_step == t_step == len(LOOKUPS)
+    # torch's state loaded here keeps its int, steps on from it and steps as torch's does.
+    emb = gg.nn.Embedding(6, 3, sparse=True).double()
+    with gg.no_grad():
+        emb.weight.copy_(gg.tensor(topt.param_groups[0]["params"][0].detach().numpy()))
+    mine = gg.optim.SparseAdam(list(emb.parameters()))
+    mine.load_state_dict(topt.state_dict())
+    assert type(mine.state[emb.weight]["step"]) is int
+    (emb(gg.tensor([1, 4])).sin()).sum().backward()
+    mine.step()
+    t_w = topt.param_groups[0]["params"][0]
+    topt.zero_grad()
+    (torch.nn.functional.embedding(torch.tensor([1, 4]), t_w, sparse=True).sin()).sum().backward()
+    topt.step()
+    assert mine.state[emb.weight]["step"] == topt.state[t_w]["step"] == len(LOOKUPS) + 1
+    np.testing.assert_allclose(emb.weight.detach().numpy(), t_w.detach().numpy(), rtol=1e-13, atol=1e-15)
+    # and ours loads into torch's
+    t_fresh = torch.optim.SparseAdam([torch.nn.Parameter(torch.zeros(6, 3, dtype=torch.float64))])
+    t_fresh.load_state_dict({"state": {0: {k: (v if k == "step" else torch.from_numpy(v.numpy()))
+                                           for k, v in gopt.state_dict()["state"][0].items()}},
+                             "param_groups": gopt.state_dict()["param_groups"]})
+    assert t_fresh.state_dict()["state"][0]["step"] == len(LOOKUPS)

@@ -1,6 +1,9 @@
-"""torch.autograd.detect_anomaly / set_detect_anomaly: while on, backward() checks the
-gradients it computed and raises, naming the first tensor whose gradient holds NaN (PyTorch
-raises at the backward function that produced it). Checking realizes the gradients at once."""
+"""torch.autograd.detect_anomaly / set_detect_anomaly: while on (with check_nan), backward() and
+autograd.grad() check what every backward function returns and raise PyTorch's RuntimeError at the
+first one that returned NaN, naming it ("Function 'LogBackward0' returned nan values in its 0th
+output."); the gradients a call returns or accumulates are checked too. Checking realizes the
+gradients node by node (a post hook on each node of the graph, docs/autograd.md), so it is slow,
+as PyTorch's anomaly mode is."""
 from __future__ import annotations
 
 import threading
@@ -60,20 +63,56 @@ class detect_anomaly(set_detect_anomaly):
         return run_within(fn, lambda: detect_anomaly(check_nan))
 
 
+def _nan_count(g) -> int:
+    import numpy as np
+    values = g.float().numpy(force=True) if plain(g.dtype) == "bfloat16" else g.numpy(force=True)
+    return int(np.isnan(values).sum())
+
+
+def _checks_nan(g) -> bool:
+    return g is not None and g.dtype.is_floating_point
+
+
+def watch_nodes(root) -> list:
+    """When anomaly detection (with check_nan) is on: a post hook on every node reachable from root
+    (a grad_fn) that raises PyTorch's RuntimeError when the node's backward returned NaN; backward
+    runs the nodes from the output down, so the first to raise made the NaN. Returns the hooks'
+    handles (remove them after the backward); [] when off."""
+    if root is None or not (is_anomaly_enabled() and is_anomaly_check_nan_enabled()):
+        return []
+    nodes, stack, seen = [], [root], {id(root)}
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+
+    def hook_for(name):
+        def check(grad_inputs, grad_outputs):
+            for i, g in enumerate(grad_inputs):
+                if _checks_nan(g) and _nan_count(g):
+                    raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.\n"
+                                       f"  anomaly detection: {name}'s gradient {list(g.shape)} holds "
+                                       f"{_nan_count(g)} NaN\n" + _CAUSE_AND_FIX)
+        return check
+    # (AccumulateGrad nodes, the leaves', return nothing: check_gradients reads the leaves' gradients)
+    return [n.register_hook(hook_for(n.name())) for n in nodes if hasattr(n, "register_hook")]
+
+
+_CAUSE_AND_FIX = ("  cause: a NaN or inf in the forward values, a log/sqrt/division at 0, or a learning rate that "
+                  "made the weights overflow\n"
+                  "  fix: glassgrad.debug.check_nan_gradients(model) names the layer; lower the learning rate, or "
+                  "clamp the input of log/sqrt")
+
+
 def check_gradients(named_grads) -> None:
     """Raises RuntimeError for the first (name, gradient) pair whose gradient holds NaN, when
     anomaly detection (with check_nan) is on."""
     if not (is_anomaly_enabled() and is_anomaly_check_nan_enabled()):
         return
-    import numpy as np
     for name, g in named_grads:
-        if g is None or not g.dtype.is_floating_point:
-            continue
-        values = g.float().numpy(force=True) if plain(g.dtype) == "bfloat16" else g.numpy(force=True)
-        if np.isnan(values).any():
+        if _checks_nan(g) and _nan_count(g):
             raise RuntimeError(f"Function backward returned nan values in its output (anomaly detection): the "
-                               f"gradient of {name} {list(g.shape)} holds {int(np.isnan(values).sum())} NaN\n"
-                               "  cause: a NaN or inf in the forward values, a log/sqrt/division at 0, or a learning "
-                               "rate that made the weights overflow\n"
-                               "  fix: glassgrad.debug.check_nan_gradients(model) names the layer; lower the learning "
-                               "rate, or clamp the input of log/sqrt")
+                               f"gradient of {name} {list(g.shape)} holds {_nan_count(g)} NaN\n" + _CAUSE_AND_FIX)

@@ -221,12 +221,15 @@ def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain
     retain = bool(create_graph) if retain_graph is None else bool(retain_graph)
     if _saved_tensor_hooks.SAVED:
         _saved_tensor_hooks.unpack_reached(loss, retain)
+    watching = anomaly.watch_nodes(loss.grad_fn)
     _backward_end.RETAINING.append(retain)
     try:
         handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain,
                                     bool(create_graph))
     finally:
         _backward_end.RETAINING.pop()
+        for handle in watching:
+            handle.remove()
     # a view made under no_grad() stops the gradient (its node's is undefined): PyTorch's has no
     # gradient accumulator, so as an input it is unused (docs/inplace-and-views.md)
     grads = [None if h is None or _no_grad_views.is_own(x._h) else _wrap(h) for h, x in zip(handles, inputs)]

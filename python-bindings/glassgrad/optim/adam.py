@@ -19,9 +19,8 @@ class BetasOptimizer(Optimizer):
         if not isinstance(betas, (tuple, list)) or len(betas) != 2:
             raise _C.InvalidArgumentError(f"{name}: betas must be a pair (beta1, beta2), got {betas!r}\n"
                                           f"  fix: betas=(0.9, 0.999)")
-        dict.__setitem__(group, "betas", tuple(
-            _args.real(b, "betas", name, minimum=0.0, maximum=1.0, below=True, fix="betas=(0.9, 0.999)")
-            for i, b in enumerate(betas)))
+        dict.__setitem__(group, "betas", _args.sequence_as_given(betas, lambda b: _args.real_as_given(
+            b, "betas", name, minimum=0.0, maximum=1.0, below=True, fix="betas=(0.9, 0.999)")))
         for key in ("eps", "weight_decay"):
             if key in group:  # SparseAdam has no weight_decay
                 dict.__setitem__(group, key, _args.real_as_given(group[key], key, name, minimum=0.0))
@@ -62,8 +61,9 @@ class Adam(BetasOptimizer):
                                           f"capturable=False and foreach=True (PyTorch's rule)\n"
                                           f"  fix: foreach=None, or capturable=True")
         # Checked (and made plain floats and bools) by _check_group.
-        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do;
+        # PyTorch's Adam makes the constructor's betas a tuple (a group added later keeps its list)
+        super().__init__(params, dict(lr=lr, betas=tuple(betas) if isinstance(betas, list) else betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable, fused=fused,
                                       decoupled_weight_decay=decoupled_weight_decay))

@@ -220,6 +220,8 @@ class Optimizer(OptimizerHooks):
     _CAPTURABLE_TENSORS = "params and state_steps"
     # 0-d float state entries other than "step" (NAdam's "mu_product"; made as scalar_dtype()).
     _SCALAR_STATE: Tuple[str, ...] = ()
+    # The state's "step" is a Python int (SparseAdam's, as PyTorch's), not a 0-d tensor.
+    _INT_STEP = False
     # Set on the instance when a group lists a parameter twice (its updates then go in rounds); read
     # on every step, so the class holds the default (a miss would go through __getattr__).
     _repeats: bool = False
@@ -765,6 +767,7 @@ class Optimizer(OptimizerHooks):
                 position[k] = p
         per_param = state_dict.get("state", {})
         new_state: Dict[Tensor, Dict[str, Any]] = {}
+        counts: List[Tuple[Tensor, int]] = []  # (p, its int step: _INT_STEP)
         if not isinstance(per_param, dict):
             raise _C.InvalidArgumentError(f"{name}.load_state_dict: 'state' must be a dict of per-parameter states, "
                                           f"got {type(per_param).__name__}")
@@ -782,6 +785,9 @@ class Optimizer(OptimizerHooks):
                 if arr is None:
                     continue
                 arr = arr._values() if isinstance(arr, Tensor) else np.asarray(arr)
+                if sname == "step" and self._INT_STEP:  # stored as it is, after the checks below
+                    counts.append((p, int(arr)))
+                    continue
                 if sname == "step":  # kept as saved (PyTorch's), a float32 count unless float64
                     arr = arr.astype(arr.dtype if arr.dtype in (np.float32, np.float64) else scalar_dtype())
                 elif arr.ndim == 0 and arr.dtype.kind in "iu":
@@ -803,8 +809,7 @@ class Optimizer(OptimizerHooks):
         # optimizer changes at all.
         group_values = []
         for g_saved, g_own in zip(groups, self.param_groups):
-            values = {k: (tuple(v) if isinstance(v, list) and k == "betas" else v)
-                      for k, v in g_saved.items() if k not in ("params", "param_names")}
+            values = {k: v for k, v in g_saved.items() if k not in ("params", "param_names")}
             candidate = dict(g_own)
             candidate.update(values)
             try:
@@ -824,6 +829,8 @@ class Optimizer(OptimizerHooks):
                                                           "state", False, label))))
         existing = [(self.state[p][key], leaf) for p, key, leaf in leaves if key in self.state.get(p, {})]
         _C.lazy_reset_all([t._h for t, _ in existing], [leaf._h for _, leaf in existing])
+        for p, count in counts:
+            self._state_for(p)["step"] = count
         for p, key, leaf in leaves:
             self._state_for(p).setdefault(key, leaf)
         for g_own, values in group_values:

@@ -36,7 +36,8 @@ class Rprop(Optimizer):
             pair = group[key]
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
                 _args.fail(name, key, "a pair of numbers", pair, fix=fix)
-            dict.__setitem__(group, key, tuple(_args.real_as_given(v, key, name, fix=fix) for v in pair))
+            dict.__setitem__(group, key, _args.sequence_as_given(pair, lambda v: _args.real_as_given(v, key, name,
+                                                                                                fix=fix)))
         etaminus, etaplus = group["etas"]
         if not 0.0 < etaminus < 1.0 < etaplus:
             raise _C.InvalidArgumentError(
