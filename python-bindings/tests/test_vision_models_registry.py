@@ -14,11 +14,12 @@ FAMILIES = {"alexnet": 1, "convnext_*": 4, "densenet*": 4, "efficientnet_b*": 8,
 
 
 def test_list_models_names_every_builder_with_filters():
-    names = models.list_models()
+    names = models.list_models(models)
     assert len(names) == 80 == sum(FAMILIES.values()) and names == sorted(names)
+    # without a module: the task models' builders too (segmentation's six)
+    assert models.list_models() == sorted(names + models.list_models(models.segmentation))
     for pattern, n in FAMILIES.items():
         assert len(models.list_models(include=pattern)) == n, pattern
-    assert models.list_models(models) == names
     assert models.list_models(include=["vit*", "swin_v2*"], exclude="*_l_*") == [
         "swin_v2_b", "swin_v2_s", "swin_v2_t", "vit_b_16", "vit_b_32", "vit_h_14"]
     assert models.list_models(module=gg.nn) == []
@@ -63,7 +64,7 @@ def test_every_builder_has_torchvisions_weight_enum_and_refuses_its_members():
     assert models.ResNet50_Weights.verify(None) is None
     with pytest.raises(TypeError, match="expected ResNet50_Weights"):
         models.ResNet50_Weights.verify(models.ResNet18_Weights.DEFAULT)
-    enums = {name: models.get_model_weights(name) for name in models.list_models()}
+    enums = {name: models.get_model_weights(name) for name in models.list_models(models)}
     assert len(set(enums.values())) == 80 and all(e.__name__.endswith("_Weights") for e in enums.values())
     for name in ("resnet18", "mobilenet_v3_small", "squeezenet1_1"):
         with pytest.raises(gg.GlassgradError, match=f"(?s){name}\\(weights={enums[name].__name__}.IMAGENET1K_V1\\).*"

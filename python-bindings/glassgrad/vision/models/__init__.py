@@ -39,6 +39,12 @@ from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, 
 _MODEL_FILES = (_resnet, _vgg, _alexnet, _squeezenet, _mobilenetv2, _densenet, _mobilenetv3, _efficientnet,
                 _shufflenetv2, _mnasnet, _googlenet, _inception, _regnet, _convnext, _vision_transformer,
                 _swin_transformer, _maxvit)
+from . import segmentation
+from .segmentation import deeplabv3 as _deeplabv3, fcn as _fcn, lraspp as _lraspp
+
+# The task models' files (torchvision.models.<task>): their builders are in the registry, their
+# names stay in their package.
+_TASK_FILES = (_fcn, _deeplabv3, _lraspp)
 from ._registry import get_model, get_model_builder, get_model_weights, get_weight, list_models
 from . import _weight_enums
 from ._weight_enums import WeightsEnum
@@ -46,7 +52,8 @@ from ._weight_enums import WeightsEnum
 # torchvision's weight enums (ResNet18_Weights, ...): here and in their model's file, as torchvision
 # has them; using one raises (_weight_enums.py).
 _ENUMS = _weight_enums.build()
-for _builder, _enum in _ENUMS.items():
+_TOP_ENUMS = {b: e for b, e in _ENUMS.items() if any(b in m.__all__ for m in _MODEL_FILES)}
+for _builder, _enum in _TOP_ENUMS.items():
     globals()[_enum.__name__] = _enum
     _module = next(m for m in _MODEL_FILES if _builder in m.__all__)
     setattr(_module, _enum.__name__, _enum)
@@ -58,4 +65,4 @@ __all__ = (_resnet.__all__ + _vgg.__all__ + _alexnet.__all__ + _squeezenet.__all
            + _regnet.__all__ + _convnext.__all__ + _vision_transformer.__all__
            + _swin_transformer.__all__ + _maxvit.__all__
            + ["list_models", "get_model", "get_model_builder", "get_model_weights", "get_weight", "WeightsEnum"]
-           + sorted(e.__name__ for e in _ENUMS.values()))
+           + sorted(e.__name__ for e in _TOP_ENUMS.values()) + ["segmentation"])

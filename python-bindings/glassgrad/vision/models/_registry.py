@@ -16,9 +16,9 @@ __all__ = ["list_models", "get_model", "get_model_builder", "get_model_weights",
 
 
 def _builders() -> Dict[str, Callable[..., nn.Module]]:
-    from . import _MODEL_FILES
+    from . import _MODEL_FILES, _TASK_FILES
     found: Dict[str, Callable[..., nn.Module]] = {}
-    for module in _MODEL_FILES:
+    for module in _MODEL_FILES + _TASK_FILES:
         for name in module.__all__:
             fn: Callable[..., nn.Module] = getattr(module, name)
             if inspect.isfunction(fn) and "weights" in inspect.signature(fn).parameters:

@@ -7,6 +7,7 @@ and a member's get_state_dict() and transforms() raise alike, naming how to load
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any, Dict, List, Tuple, Type
 
 from ... import _C
@@ -68,6 +69,13 @@ for n in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf", "16gf", "32gf"):
     ENUMS[f"regnet_x_{n}"] = (f"RegNet_X_{n.upper()}_Weights", _V2)
 for n in ("400mf", "800mf", "1_6gf", "3_2gf", "8gf"):
     ENUMS[f"regnet_y_{n}"] = (f"RegNet_Y_{n.upper()}_Weights", _V2)
+# models.segmentation's, trained on COCO's images of the Pascal VOC classes
+_VOC = ("COCO_WITH_VOC_LABELS_V1",)
+ENUMS.update({"fcn_resnet50": ("FCN_ResNet50_Weights", _VOC), "fcn_resnet101": ("FCN_ResNet101_Weights", _VOC),
+              "deeplabv3_resnet50": ("DeepLabV3_ResNet50_Weights", _VOC),
+              "deeplabv3_resnet101": ("DeepLabV3_ResNet101_Weights", _VOC),
+              "deeplabv3_mobilenet_v3_large": ("DeepLabV3_MobileNet_V3_Large_Weights", _VOC),
+              "lraspp_mobilenet_v3_large": ("LRASPP_MobileNet_V3_Large_Weights", _VOC)})
 
 
 def no_weights(what: str) -> _C.UnsupportedError:
@@ -112,8 +120,10 @@ class WeightsEnum(enum.Enum):
                         f"  fix: one of {', '.join(cls.__members__)}, or weights=None")
 
 
+@functools.lru_cache(maxsize=None)
 def build() -> Dict[str, Type[WeightsEnum]]:
-    """builder name -> its enum class (members' values are their names; DEFAULT an alias)."""
+    """builder name -> its enum class (members' values are their names; DEFAULT an alias). Built
+    once: a model file and the registry hold the same classes."""
     out: Dict[str, Type[WeightsEnum]] = {}
     for builder, (name, members) in ENUMS.items():
         versions = [m for m in members if m.startswith("IMAGENET1K_V")]
@@ -121,3 +131,8 @@ def build() -> Dict[str, Type[WeightsEnum]]:
         # the functional Enum API (mypy types its result as a member, not a class)
         out[builder] = WeightsEnum(name, pairs, module=__name__)  # type: ignore[call-overload, assignment, call-arg]
     return out
+
+
+def enum_for(builder: str) -> Type[WeightsEnum]:
+    """The enum class of one builder, for the model file that defines the builder."""
+    return build()[builder]
