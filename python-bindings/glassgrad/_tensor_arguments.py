@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
+
+import numpy as np
 
 from ._args import InvalidArgumentTypeError
 from ._tensor import Tensor
@@ -116,13 +118,21 @@ def _type_name(value) -> str:
 
 def refuse(name: str, param: str, position, value) -> None:
     """PyTorch's TypeError for `value` given where `name` takes a Tensor (position None: by keyword)."""
+    raise refusal(name, param, position, value)
+
+
+def refusal(name: str, param: str, position, value) -> InvalidArgumentTypeError:
+    """refuse's exception, for a wrapper to raise itself (its traceback then ends at the call)."""
     at = "" if position is None else f" (position {position})"
     shown = repr(value) if len(repr(value)) <= 40 else _type_name(value)
-    raise InvalidArgumentTypeError(
+    # a number, list or array converts (its example); None, a string or an object does not
+    convertible = isinstance(value, (bool, int, float, complex, list, tuple, np.ndarray, np.generic))
+    example = (f", e.g. glassgrad.tensor({shown if len(shown) <= 40 else '...'}) (on the other arguments' device "
+               f"and dtype: torch.as_tensor(value, device=x.device, dtype=x.dtype))") if convertible else ""
+    return InvalidArgumentTypeError(
         f"{name}(): argument '{param}'{at} must be Tensor, not {_type_name(value)}\n"
         f"  {name} takes a tensor here and was given {shown}\n"
-        f"  fix: pass a tensor, e.g. glassgrad.tensor({shown if len(shown) <= 40 else '...'}) (on the other "
-        f"arguments' device and dtype: torch.as_tensor(value, device=x.device, dtype=x.dtype))")
+        f"  fix: pass a tensor{example}")
 
 
 def _keywords(fn: Callable) -> frozenset:
@@ -140,23 +150,25 @@ def _checking(fn: Callable, name: str, params: List[Tuple[int, str, bool]], firs
     keywords = _keywords(fn)
     by_keyword = [(i, param, optional) for i, param, optional in params if param in keywords]
 
-    def checked(args, kwargs):
+    def refused(args, kwargs) -> Optional[InvalidArgumentTypeError]:
         for i, param, optional in params:
             if i < len(args):
                 value = args[i]
                 if not isinstance(value, accepted) and not (optional and value is None):
-                    refuse(name, param, i + first, value)
+                    return refusal(name, param, i + first, value)
         if kwargs:
             for i, param, optional in by_keyword:
                 if i >= len(args) and param in kwargs:
                     value = kwargs[param]
                     if not isinstance(value, accepted) and not (optional and value is None):
-                        refuse(name, param, None, value)
-        return fn(*args, **kwargs)
+                        return refusal(name, param, None, value)
+        return None
 
     # The common calls (each listed parameter a tensor given by position) decided by one or two
     # isinstance tests: 411 of the 433 functions list one or two parameters, none optional. Any
-    # other call (a keyword, a missing or non-tensor argument) goes through `checked`.
+    # other call (a keyword, a missing or non-tensor argument) goes through `refused`. A refusal is
+    # raised by the wrapper itself, written out in each (a helper would be a frame more): the
+    # traceback shows the script's line and this one frame of glassgrad's (PyTorch's shows none).
     required = [i for i, _, optional in params if not optional]
     if len(required) == len(params) == 1:
         i = required[0]
@@ -165,7 +177,10 @@ def _checking(fn: Callable, name: str, params: List[Tuple[int, str, bool]], firs
         def call(*args, **kwargs):
             if len(args) > i and isinstance(args[i], accepted):
                 return fn(*args, **kwargs)
-            return checked(args, kwargs)
+            error = refused(args, kwargs)
+            if error is not None:
+                raise error
+            return fn(*args, **kwargs)
         return call
     if len(required) == len(params) == 2:
         i, j = required
@@ -174,12 +189,18 @@ def _checking(fn: Callable, name: str, params: List[Tuple[int, str, bool]], firs
         def call_two(*args, **kwargs):
             if len(args) > j and isinstance(args[i], accepted) and isinstance(args[j], accepted):
                 return fn(*args, **kwargs)
-            return checked(args, kwargs)
+            error = refused(args, kwargs)
+            if error is not None:
+                raise error
+            return fn(*args, **kwargs)
         return call_two
 
     @functools.wraps(fn)
     def call_any(*args, **kwargs):
-        return checked(args, kwargs)
+        error = refused(args, kwargs)
+        if error is not None:
+            raise error
+        return fn(*args, **kwargs)
     return call_any
 
 

@@ -130,3 +130,29 @@ def test_bce_with_logits_weights_are_tensors_in_f_and_torch(keyword, position, v
         gg.binary_cross_entropy_with_logits(x, y, *([None, value] if keyword == "pos_weight" else [value]))
     np.testing.assert_allclose(float(F.binary_cross_entropy_with_logits(x, y, **{keyword: gg.full((3,), 2.0)})),
                                2 * np.log(2), rtol=1e-6)
+
+
+def _library_frames(fn) -> list:
+    """The frames of glassgrad's package in the traceback of fn()'s TypeError."""
+    import os
+    import traceback
+    with pytest.raises(TypeError) as info:
+        fn()
+    package = os.path.dirname(gg.__file__)
+    return [f.name for f in traceback.extract_tb(info.value.__traceback__) if f.filename.startswith(package)]
+
+
+@pytest.mark.parametrize("call", [lambda: gg.relu("a"), lambda: gg.exp(2.0), lambda: gg.mm(gg.ones(2, 2), 1.0),
+                                  lambda: gg.maximum(gg.ones(2), other=2), lambda: gg.ones(2).maximum(2),
+                                  lambda: gg.dot(gg.ones(2), None)])
+def test_a_refusal_shows_one_frame_of_the_library(call):
+    # PyTorch's check is compiled and shows none; the wrapper raises the refusal itself
+    assert len(_library_frames(call)) == 1
+
+
+@pytest.mark.parametrize("value", [None, "a", object()])
+def test_the_fix_of_a_value_no_tensor_can_hold_shows_no_tensor_of_it(value):
+    with pytest.raises(TypeError) as info:
+        gg.exp(value)
+    fix = str(info.value).splitlines()[-1]
+    assert "fix: pass a tensor" in fix and "glassgrad.tensor(" not in fix
