@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -521,6 +522,87 @@ TEST(CudaEmulatedStep, TiledProductsWithKSplitMatchTheProductInEveryLayout) {
       double worst = 0;
       for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - want[i]));
       EXPECT_LT(worst, 1e-3) << L.name << " splits " << splits;
+    }
+  }
+}
+
+// gemm_dense.cuh's tiles (docs/cuda.md, "Dense float products"): 8 x 8 micro-tiles of 256
+// threads and 8 x 16 of 128, A k-contiguous ('nn') or m-contiguous ('tn'), B row-major, against a
+// double-precision product. M and N leave part tiles (rows past the edge read the last row), K a
+// part k step (k past the end reads zeros, the predicated fetch) after whole ones (the fetch
+// without predicates), k split 3 ways (partial sums, then gg_matmul_reduce) or not, with and
+// without the fused bias, one block walking several tiles (grid-stride loops), and a batch of two
+// products whose A differ and B is shared.
+TEST(CudaEmulatedStep, DenseTilesMatchTheProductInBothLayoutsAndMicroTiles) {
+  std::mt19937 rng(18);
+  std::normal_distribution<float> d(0.f, 1.f);
+  const int64_t M = 148, N = 132, K = 300;
+  // Each operand is followed by 16 rows of NaN: a k past the end that is read instead of zeroed
+  // turns its row or column of C into NaN.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const size_t pad = static_cast<size_t>(16 * std::max(M, N));
+  std::vector<float> a(static_cast<size_t>(2 * M * K) + pad, nan), b(static_cast<size_t>(K * N) + pad, nan),
+      bias(static_cast<size_t>(N));
+  for (size_t i = 0; i < a.size() - pad; ++i) a[i] = d(rng);
+  for (size_t i = 0; i < b.size() - pad; ++i) b[i] = d(rng);
+  for (float& v : bias) v = d(rng);
+  std::vector<float> at(a.size(), nan);  // each product's A^T ([K, M]): the 't' layout
+  for (int64_t z = 0; z < 2; ++z)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t k = 0; k < K; ++k)
+        at[static_cast<size_t>(z * M * K + k * M + m)] = a[static_cast<size_t>(z * M * K + m * K + k)];
+  typedef void (*Tiled)(GGMatmul, float*, const float*, const float*, float*);
+  struct Kernel {
+    const char* name;
+    Tiled kernel;
+    bool a_t;
+    unsigned threads;
+  };
+  const Kernel kernels[] = {{"nn 8x8", &gg_matmul_nn_dense_f32, false, 256},
+                            {"tn 8x8", &gg_matmul_tn_dense_f32, true, 256},
+                            {"nn 8x16", &gg_matmul_nn_dense_wide_f32, false, 128},
+                            {"tn 8x16", &gg_matmul_tn_dense_wide_f32, true, 128}};
+  for (const Kernel& L : kernels) {
+    for (int splits : {1, 3}) {
+      for (int64_t batch : {int64_t(1), int64_t(2)}) {
+        if (splits > 1 && batch > 1) continue;  // the launcher splits single products only
+        for (bool with_bias : {false, true}) {
+          GGMatmul g{};
+          g.M = M;
+          g.N = N;
+          g.K = K;
+          g.a_sm = L.a_t ? 1 : K;
+          g.a_sk = L.a_t ? M : 1;
+          g.b_sk = N;
+          g.b_sn = 1;
+          g.batch = batch;
+          g.batch_rank = batch > 1 ? 1 : 0;
+          g.batch_size[0] = batch;
+          g.a_bstride[0] = M * K;
+          g.b_bstride[0] = 0;
+          g.a_k_major = L.a_t ? 0 : 1;
+          g.b_n_major = 1;
+          g.splits = splits;
+          g.bias = with_bias ? bias.data() : nullptr;
+          g.bias_sn = 1;
+          std::vector<float> c(static_cast<size_t>(batch * M * N), -5.f), ws(static_cast<size_t>(splits * M * N), -9.f);
+          emulate::launch(L.kernel, dim3{1, 2, static_cast<unsigned>(splits > 1 ? splits : 1)}, dim3{L.threads, 1, 1}, g,
+                          c.data(), L.a_t ? at.data() : a.data(), b.data(), splits > 1 ? ws.data() : nullptr);
+          if (splits > 1)
+            emulate::launch(&gg_matmul_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, g, c.data(), (const float*)ws.data());
+          double worst = 0;
+          for (int64_t z = 0; z < batch; ++z)
+            for (int64_t m = 0; m < M; ++m)
+              for (int64_t n = 0; n < N; ++n) {
+                double want = with_bias ? bias[static_cast<size_t>(n)] : 0.0;
+                for (int64_t k = 0; k < K; ++k)
+                  want += double(a[static_cast<size_t>(z * M * K + m * K + k)]) * b[static_cast<size_t>(k * N + n)];
+                const double err = std::fabs(c[static_cast<size_t>(z * M * N + m * N + n)] - want);
+                worst = std::isnan(err) ? err : std::max(worst, err);  // NaN stays (max would drop it)
+              }
+          EXPECT_LT(worst, 1e-3) << L.name << " splits " << splits << " batch " << batch << " bias " << with_bias;
+        }
+      }
     }
   }
 }

@@ -210,6 +210,22 @@ def test_attention_backward_tiny_times_both_backward_paths(tmp_path):
         assert has_torch_rows(rows) == any(f.startswith("torch") for f in frameworks)
 
 
+def test_gpt_products_tiny_times_each_layers_three_products_and_the_steps_sum(tmp_path):
+    """gpt_products.py on the CPU without MPS: a row for each Linear layer's forward, input
+    gradient and weight gradient (next to PyTorch's, with a ratio, when torch is importable), then
+    the step's sum of them."""
+    out = tmp_path / "gpt_products.csv"
+    run_script("gpt_products.py", "--tiny", "--no-mps", "--device", "cpu", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    ours = [r for r in rows if r["framework"] == "glassgrad"]
+    labels = [r["workload"].split(" [")[0] for r in ours if r["metric"] == "ms_per_product"]
+    assert labels == [f"gpt product {layer} {d}" for layer in ("fc1", "fc2") for d in ("fwd", "dx", "dw")]
+    assert [r["metric"] for r in ours][-1] == "ms_per_step"
+    assert all(math.isfinite(float(r["value"])) and float(r["value"]) > 0 for r in ours)
+    assert has_torch_rows(rows) == any(r["framework"].startswith("torch") for r in rows)
+
+
 def test_linear_inference_tiny_times_both_forms_of_the_transposed_weight_product(tmp_path):
     out = tmp_path / "linear.csv"
     run_script("linear_inference.py", "--tiny", "--threads", "1", "--csv", str(out))

@@ -9,13 +9,14 @@
 // aligned, so a thread stages its share of a k step as whole float4s from pointers that advance
 // by a fixed amount each step.
 //
-// Tiling (TileConfig's 128 x 128, k steps of BK, 8 x 8 micro-tiles, 8 x 4 warps, two shared
-// stages; the fragment layout is gemm_engine.cuh's, so its tile_store applies):
+// Tiling (TileConfig's 128 x 128, k steps of BK, two shared stages; DenseTile: 256 threads of
+// 8 x 8 micro-tiles, DenseTileWide: 128 threads of 8 x 16; the fragment layout is
+// gemm_engine.cuh's, so its tile_store applies), T threads:
 //   k-fast operand (A 'n': element (i, k) at p[i * ld + k]; B 't' likewise): 128 rows x BK k,
-//     thread t the 4 k from 4 (t % (BK / 4)) of rows t / (BK / 4) + e * 256 / (BK / 4), stored
+//     thread t the 4 k from 4 (t % (BK / 4)) of rows t / (BK / 4) + e * T / (BK / 4), stored
 //     transposed (4 words each);
 //   row-fast operand (A 't': element (i, k) at p[k * ld + i]; B 'n'): BK k rows x 128, thread t
-//     the 4 rows from 4 (t % 32) of k rows t / 32 + 8 e, stored as 16-byte words.
+//     the 4 rows from 4 (t % 32) of k rows t / 32 + (T / 32) e, stored as 16-byte words.
 // Rows past M (N) read row M - 1 (rows M - 4 .. M - 1) instead: they feed only accumulators
 // that no store writes. k past kend reads zeros (one predicated load), so the caller needs
 // 16-byte aligned bases, ld % 4 == 0, and a multiple of 4 for the k extent of a k-fast operand
@@ -25,12 +26,15 @@
 
 namespace gg {
 
-// One operand's slice of a k step: 128 rows x BK k, NQ float4s a thread.
-template <bool KFast, int BK>
+// One operand's slice of a k step: 128 rows x BK k, NQ float4s a thread of THREADS.
+template <bool KFast, int BK, int THREADS>
 struct DenseQuads {
-  static constexpr int TPR = BK / 4;                           // k-fast: threads a row
-  static constexpr int NQ = KFast ? 128 * TPR / 256 : BK / 8;  // float4s a thread
-  static_assert(NQ >= 1 && (KFast ? 256 % TPR == 0 : BK % 8 == 0), "256 threads must tile the slice");
+  static constexpr int TPR = BK / 4;                                   // k-fast: threads a row
+  static constexpr int RPP = THREADS / TPR;                            // k-fast: rows a pass of the block
+  static constexpr int KPP = THREADS / 32;                             // row-fast: k rows a pass
+  static constexpr int NQ = KFast ? 128 * TPR / THREADS : BK / KPP;    // float4s a thread
+  static_assert(NQ >= 1 && (KFast ? THREADS % TPR == 0 && 128 % RPP == 0 : BK % KPP == 0),
+                "the block's threads must tile the slice");
   const float* p[KFast ? NQ : 1];  // the thread's float4s of the current k step (row-fast: the first)
   int ld;                          // row-fast: words between k rows
   int kk0, row0;                   // the first float4's k offset and row inside the slice
@@ -43,10 +47,10 @@ struct DenseQuads {
       row0 = tid / TPR;
 #pragma unroll
       for (int e = 0; e < NQ; ++e)
-        p[e] = base + (int64_t)min(row_base + row0 + e * (256 / TPR), rows - 1) * ld + kbeg + kk0;
+        p[e] = base + (int64_t)min(row_base + row0 + e * RPP, rows - 1) * ld + kbeg + kk0;
     } else {
-      kk0 = tid >> 5;
-      row0 = (tid & 31) * 4;
+      kk0 = tid / 32;
+      row0 = (tid % 32) * 4;
       p[0] = base + (int64_t)(kbeg + kk0) * ld + min(row_base + row0, rows - 4);
     }
   }
@@ -55,7 +59,15 @@ struct DenseQuads {
 #pragma unroll
     for (int e = 0; e < NQ; ++e) {
       if constexpr (KFast) ldg4_or_zero(p[e], kb + kk0 < kend, reg[e]);
-      else ldg4_or_zero(p[0] + 8 * e * ld, kb + kk0 + 8 * e < kend, reg[e]);
+      else ldg4_or_zero(p[0] + KPP * e * ld, kb + kk0 + KPP * e < kend, reg[e]);
+    }
+  }
+  // fetch() of a step that ends at or before kend: no predicates, no zeroed registers.
+  __device__ __forceinline__ void fetch_full() {
+#pragma unroll
+    for (int e = 0; e < NQ; ++e) {
+      if constexpr (KFast) ldg4(p[e], reg[e]);
+      else ldg4(p[0] + KPP * e * ld, reg[e]);
     }
   }
   __device__ __forceinline__ void advance() {
@@ -71,9 +83,9 @@ struct DenseQuads {
     for (int e = 0; e < NQ; ++e) {
       if constexpr (KFast) {
 #pragma unroll
-        for (int q = 0; q < 4; ++q) s[kk0 + q][row0 + e * (256 / TPR)] = reg[e][q];
+        for (int q = 0; q < 4; ++q) s[kk0 + q][row0 + e * RPP] = reg[e][q];
       } else {
-        store4(&s[kk0 + 8 * e][row0], reg[e][0], reg[e][1], reg[e][2], reg[e][3]);
+        store4(&s[kk0 + KPP * e][row0], reg[e][0], reg[e][1], reg[e][2], reg[e][3]);
       }
     }
   }
@@ -83,17 +95,19 @@ struct DenseQuads {
 // caller). A is M x K (AKFast: A(m, k) at a[m * lda + k], else a[k * lda + m]); B is K x N
 // (BKFast: B(k, n) at b[n * ldb + k], else b[k * ldb + n]). Every thread of the block calls it
 // with the same arguments; it ends with a barrier, so the stages may be refilled at once.
+// Cfg: DenseTile (256 threads, 8 x 8 micro-tiles) or DenseTileWide (128 threads, 8 x 16).
 template <typename Cfg, bool AKFast, bool BKFast>
 __device__ __forceinline__ void dense_tile_product(const float* a, int lda, const float* b, int ldb, int M, int N,
-                                                   int m0, int n0, int kbeg, int kend, float (&acc)[8][8]) {
-  constexpr int BK = Cfg::BK;
-  static_assert(Cfg::BM == 128 && Cfg::BN == 128 && Cfg::TM == 8 && Cfg::TN == 8 && Cfg::WARPS, "DenseTile's shape");
+                                                   int m0, int n0, int kbeg, int kend,
+                                                   float (&acc)[Cfg::TM][Cfg::TN]) {
+  constexpr int BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, THREADS = Cfg::THREADS;
+  static_assert(Cfg::BM == 128 && Cfg::BN == 128, "the dense tiles are 128 x 128");
   __shared__ __align__(16) float As[2][BK][128 + 4];
   __shared__ __align__(16) float Bs[2][BK][128 + 4];
   const int tid = threadIdx.x;
   const int tx = thread_tx<Cfg>(tid), ty = thread_ty<Cfg>(tid);
-  DenseQuads<AKFast, BK> sa;
-  DenseQuads<BKFast, BK> sb;
+  DenseQuads<AKFast, BK, THREADS> sa;
+  DenseQuads<BKFast, BK, THREADS> sb;
   sa.init(a, lda, M, m0, kbeg, tid);
   sb.init(b, ldb, N, n0, kbeg, tid);
   sa.fetch(kbeg, kend);
@@ -107,20 +121,23 @@ __device__ __forceinline__ void dense_tile_product(const float* a, int lda, cons
     if (more) {
       sa.advance();
       sb.advance();
-      sa.fetch(kb + BK, kend);
-      sb.fetch(kb + BK, kend);
+      if (kb + 2 * BK <= kend) {  // a whole step: 4 zeroing moves a float4 fewer
+        sa.fetch_full();
+        sb.fetch_full();
+      } else {
+        sa.fetch(kb + BK, kend);
+        sb.fetch(kb + BK, kend);
+      }
     }
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      float fa[8], fb[8];
-      load4(&As[cur][kk][ty * 4], fa);
-      load4(&As[cur][kk][64 + ty * 4], fa + 4);
-      load4(&Bs[cur][kk][tx * 4], fb);
-      load4(&Bs[cur][kk][64 + tx * 4], fb + 4);
+      float fa[TM], fb[TN];
+      load_fragment<TM, 128>(&As[cur][kk][0], ty, fa);
+      load_fragment<TN, 128>(&Bs[cur][kk][0], tx, fb);
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
+      for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(fa[i], fb[j], acc[i][j]);
     }
     if (more) {
       sa.store(As[cur ^ 1]);
@@ -132,5 +149,9 @@ __device__ __forceinline__ void dense_tile_product(const float* a, int lda, cons
 }
 
 typedef TileConfig<128, 128, 8, 8, 16, true, true> DenseTile;  // 256 threads, k steps of 16
+// 128 threads of 8 x 16 micro-tiles (a warp covers 8 x 4 of them: 4 A and 8 B fragments, as in
+// DenseTile), two blocks a multiprocessor: 128 FMAs for 6 fragment loads instead of 64 for 4, and
+// one block's barriers and epilogue overlap the other's FMAs.
+typedef TileConfig<128, 128, 8, 16, 16, true, false> DenseTileWide;
 
 }  // namespace gg

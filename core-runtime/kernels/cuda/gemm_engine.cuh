@@ -126,6 +126,15 @@ __device__ __forceinline__ void ldg4_or_zero(const float* p, bool ok, float* v) 
 #endif
 }
 
+// p[0..3] through the read-only path (p 16-byte aligned): ldg4_or_zero where ok is known.
+__device__ __forceinline__ void ldg4(const float* p, float* v) {
+#ifdef __CUDA_ARCH__
+  asm("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3]) : "l"(p));
+#else
+  for (int q = 0; q < 4; ++q) v[q] = p[q];
+#endif
+}
+
 // Whether an operand is addressed (address() and valid()) rather than computed (load()).
 template <typename Op, typename = void>
 struct Addressed {
@@ -393,9 +402,9 @@ template <typename T, typename Cfg, typename Store>
 __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0, int n0,
                                            const T (&acc)[Cfg::TM][Cfg::TN]) {
   const int tx = thread_tx<Cfg>(threadIdx.x), ty = thread_ty<Cfg>(threadIdx.x);
-  // 8-wide micro-tiles only: with 4 (the 64 x 64 product tiles) the extra path cost the main
-  // loop its register allocation (a 64 x 64 k-16 weight gradient ran 28% slower on 8 SMs).
-  if constexpr (RowMajorStore<Store>::value && Cfg::TN == 8 && Cfg::VEC) {
+  // 8- and 16-wide micro-tiles only: with 4 (the 64 x 64 product tiles) the extra path cost the
+  // main loop its register allocation (a 64 x 64 k-16 weight gradient ran 28% slower on 8 SMs).
+  if constexpr (RowMajorStore<Store>::value && Cfg::TN % 8 == 0 && Cfg::VEC) {
     if (st.aligned4()) {
 #pragma unroll
       for (int i = 0; i < Cfg::TM; ++i) {
