@@ -24,6 +24,7 @@ from ._args import UnsupportedDTypeError
 from ._dtypes import DTYPES, TENSOR_TYPE_NAMES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
+from ._opmath import round_bfloat16
 from ._tensor import RefusedValueError, Tensor, _NP, _shape_args, _wrap, check_fits, scalar_array, legacy_shape, legacy_sizes, tensor, warn_copy_construct
 from ._out import factory_out, write_out
 from ._trace import user_source
@@ -377,13 +378,6 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _leaf(values.astype(np_dtype), device, requires_grad)
 
 
-def _round_to_bfloat16(x: np.ndarray) -> np.ndarray:
-    """float32 values rounded to the nearest bfloat16 (ties to even), held in float32."""
-    bits = np.asarray(x, np.float32).view(np.uint32)
-    bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
-    return bits.view(np.float32)
-
-
 def _linspace_16_bit(start: float, end: float, steps: int, name: str) -> np.ndarray:
     """linspace in float16 or bfloat16 arithmetic, as PyTorch's kernel computes it there: start,
     end, the step and every product and sum rounded to the 16-bit type (float16 values as
@@ -393,7 +387,7 @@ def _linspace_16_bit(start: float, end: float, steps: int, name: str) -> np.ndar
             return np.asarray(v, np.float32).astype(np.float16)
     else:
         def r(v):
-            return _round_to_bfloat16(np.asarray(v, np.float32))
+            return round_bfloat16(np.asarray(v, np.float32))
     s, e = r(start), r(end)
     if steps <= 1:
         return np.full(steps, s)

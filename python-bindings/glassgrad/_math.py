@@ -26,6 +26,7 @@ from ._out import accepts_out
 from ._runtime import records_grad
 from ._trace import user_stacklevel
 from ._torch_operands import named_node, node_attrs
+from ._opmath import REDUCED, round_number, rounded_once
 
 _Number = (numbers.Number, np.number, np.bool_)
 
@@ -166,6 +167,8 @@ def _scaled(input, other, alpha, where: str):
                                 f"  fix: alpha=1 or another number")
     else:
         check_fits(alpha, dt, f"{where}'s alpha")  # converted checked, as PyTorch's: int8's 300 is refused
+        if dt in REDUCED:  # PyTorch's kernel rounds alpha, and alpha * other, to dt (_opmath)
+            alpha = round_number(alpha, dt)
     if is_number(y):
         if dt == "bool":
             return builtins.bool(y and alpha)
@@ -214,10 +217,16 @@ def add(input, other, *, alpha=1) -> Tensor:
     if dt == "bool":
         return binary("LogicalOr", x, y, dt)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and _python_ints.attribute_exact(y, dt):
-        return _op("AddScalar", [x], {"value": _scalar_attr(y, dt)})
+        return _op("AddScalar", [x], {"value": _added_number(y, dt)})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt and _python_ints.attribute_exact(x, dt):
-        return _op("AddScalar", [y], {"value": _scalar_attr(x, dt)})
+        return _op("AddScalar", [y], {"value": _added_number(x, dt)})
     return binary("Add", x, y, dt)
+
+
+def _added_number(value, dt) -> float:
+    """A number added to (or subtracted from) a tensor computing in dt, as PyTorch's add kernel
+    reads it: converted to dt first, so float16's x + 0.1 adds float16's 0.1 (_opmath)."""
+    return round_number(_scalar_attr(value, dt), dt) if dt in REDUCED else _scalar_attr(value, dt)
 
 
 @accepts_out
@@ -233,11 +242,11 @@ def sub(input, other, *, alpha=1) -> Tensor:
         x, y, _ = _operands(x, _scaled(x, y, alpha, "sub"))
     dt = _dtypes.result_type(x, y)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and _python_ints.attribute_exact(y, dt):
-        return _op("AddScalar", [x], {"value": -_scalar_attr(y, dt), "torch_node": "SubBackward0"})
+        return _op("AddScalar", [x], {"value": -_added_number(y, dt), "torch_node": "SubBackward0"})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt and _python_ints.attribute_exact(x, dt):
         negated = _op("Neg", [y])
         listed = [0, 0] if y._h.requires_grad else []  # PyTorch's node lists y alone (_torch_operands)
-        value = _scalar_attr(x, dt)
+        value = _added_number(x, dt)
         return _op("AddScalar", [negated], {"value": value, "torch_node": "RsubBackward1", "torch_operands": listed}
                    if listed else {"value": value, "torch_node": "RsubBackward1"})
     return binary("Sub", x, y, dt)
@@ -262,7 +271,17 @@ def mul(input, other) -> Tensor:
         return _op("MulScalar", [x], {"value": _scalar_attr(y, dt)})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt and _python_ints.attribute_exact(x, dt):
         return _op("MulScalar", [y], {"value": _scalar_attr(x, dt)})
+    if dt in REDUCED and _wider_scalar_tensor(x, y, dt):
+        return rounded_once(mul, "MulBackward0", x, y)
     return binary("Mul", x, y, dt)
+
+
+def _wider_scalar_tensor(x, y, dt) -> bool:
+    """Whether one operand of a float16 or bfloat16 product or quotient is a 0-d tensor of
+    another floating dtype (float32, float64): PyTorch's kernel reads its value in float32,
+    unrounded to dt (_opmath)."""
+    return any(isinstance(t, Tensor) and t.ndim == 0 and t.dtype != dt and t.dtype.is_floating_point for t in (x, y)) \
+        and all(isinstance(t, Tensor) for t in (x, y))
 
 
 multiply = mul
@@ -298,6 +317,9 @@ def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
     x, y, dev = _operands(input, other)
     if rounding_mode is None:
         dt = _dtypes.floating(_dtypes.result_type(x, y))
+        if dt in REDUCED and isinstance(x, Tensor) and x.dtype == dt and (is_number(y) or _wider_scalar_tensor(x, y, dt)):
+            # PyTorch divides by the number (or 0-d tensor) in float32, unrounded (_opmath)
+            return named_node(div(x.float(), y.float() if isinstance(y, Tensor) else y).to(dt), "DivBackward0", x)
         if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and y != 0:
             return _op("MulScalar", [x], {"value": 1.0 / float(y), "torch_node": "DivBackward0"}) \
                 if _exact_reciprocal(y) else \
@@ -493,7 +515,16 @@ sinh, cosh, tanh = _unary_float("Sinh"), _unary_float("Cosh"), _unary_float("Tan
 asinh, acosh, atanh = _unary_float("Asinh"), _unary_float("Acosh"), _unary_float("Atanh")
 exp, exp2, expm1 = _unary_float("Exp"), _unary_float("Exp2"), _unary_float("Expm1")
 log, log2, log10, log1p = _unary_float("Log"), _unary_float("Log2"), _unary_float("Log10"), _unary_float("Log1p")
-sqrt, rsqrt, erf, sigmoid = _unary_float("Sqrt"), _unary_float("Rsqrt"), _unary_float("Erf"), _unary_float("Sigmoid")
+sqrt, erf, sigmoid = _unary_float("Sqrt"), _unary_float("Erf"), _unary_float("Sigmoid")
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    x = _float_input(input)
+    if x.dtype in REDUCED:  # PyTorch's float16 and bfloat16 kernel: 1 / sqrt(x), the root rounded first (_opmath)
+        return _op("RDivScalar", [sqrt(x)], {"value": 1.0, **torch_node("RsqrtBackward0", x)})
+    return _op("Rsqrt", [x])
+
+
 arcsin, arccos, arctan = asin, acos, atan
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
 for _f, _name, _what in [(sin, "sin", "sin(x)"), (cos, "cos", "cos(x)"), (tan, "tan", "tan(x)"),
@@ -577,6 +608,8 @@ def hypot(input, other) -> Tensor:
     """sqrt(input^2 + other^2) (torch.hypot); refused for integers, as in PyTorch."""
     _refuse_integral("hypot", input, other)
     x, y = result_type_operands(input, other)  # squared in the result's dtype, not each operand's
+    if x.dtype in REDUCED:
+        return rounded_once(hypot, "HypotBackward0", x, y)
     # an infinite side makes it inf even against NaN (C's hypot, PyTorch's)
     either_inf = logical_or(isinf(x.detach()), isinf(y.detach()))
     return _op("Where", [either_inf, constant(math.inf, x.dtype, x.device), sqrt(add(square(x), square(y)))],
@@ -724,6 +757,10 @@ def lerp(input, end, weight) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
                                   f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")
+    if input.dtype in REDUCED and isinstance(end, Tensor):  # computed in float32, rounded once (_opmath)
+        if isinstance(weight, Tensor):
+            return rounded_once(lerp, "LerpBackward1", input, end, weight)
+        return rounded_once(lambda a, b: lerp(a, b, weight), "LerpBackward0", input, end)
     # PyTorch's kernel: start + weight * (end - start) for |weight| < 0.5, end - (end - start) * (1 - weight)
     # from there, so that weight 1 gives end exactly and lerp(-inf, 2, 0.6) is -inf (not -inf + inf)
     step = sub(end, input)
@@ -915,6 +952,9 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     dev = _device_of(input, tensor1, tensor2)
     _check_in_opmath(value, dt, "addcmul's value")
     value = value if dt.is_floating_point else builtins.int(value)
+    if dt in REDUCED:  # value in float32, the sum rounded once (_opmath)
+        return rounded_once(lambda a, b, c: addcmul(a, b, c, value=value), "AddcmulBackward0",
+                            *(as_operand(t, dt, dev) for t in (input, tensor1, tensor2)))
     prod = mul(as_operand(tensor1, dt, dev), as_operand(tensor2, dt, dev))
     return binary("Add", as_operand(input, dt, dev), prod if value == 1 else mul(prod, value), dt,
                   torch_node("AddcmulBackward0", input, tensor1, tensor2))
@@ -933,7 +973,12 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
             "a true division of tensor1 and tensor2.\n  addcdiv: tensor1 and tensor2 are "
             f"{getattr(a, 'dtype', type(a).__name__)} and {getattr(b, 'dtype', type(b).__name__)}\n"
             "  fix: input + value * tensor1 / tensor2 (a true division), or tensor1.float()")
-    _check_in_opmath(value, _three_way_dtype(input, tensor1, tensor2), "addcdiv's value")
+    dt = _three_way_dtype(input, tensor1, tensor2)
+    _check_in_opmath(value, dt, "addcdiv's value")
+    if dt in REDUCED:  # value in float32, the sum rounded once (_opmath)
+        dev = _device_of(input, tensor1, tensor2)
+        return rounded_once(lambda x, p, q: addcdiv(x, p, q, value=value), "AddcdivBackward0",
+                            *(as_operand(t, dt, dev) for t in (input, tensor1, tensor2)))
     return binary("Add", input, mul(div(a, b), value), None, torch_node("AddcdivBackward0", input, tensor1, tensor2))
 
 
@@ -968,8 +1013,12 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
         # eps above 0.5 (bounds crossed) gives eps below 1 - eps and 1 - eps above it, not clamp's
         # all-(1 - eps); the constants give the gradient 0 outside [eps, 1 - eps]
         eps = _args.real(eps, "eps", "logit", as_float=True)
-        lo, hi = constant(eps, z.dtype, z.device), constant(1.0 - eps, z.dtype, z.device)
+        lo = constant(eps, z.dtype, z.device)
+        # float16 and bfloat16: 1 - eps in that dtype, as PyTorch's kernel computes it (_opmath)
+        hi = rsub(lo, 1) if z.dtype in REDUCED else constant(1.0 - eps, z.dtype, z.device)
         z = _op("Where", [_op("Less", [z, lo]), lo, _op("Where", [_op("Greater", [z, hi]), hi, z])])
+        if z.dtype in REDUCED:  # its kernel's z / (1 - z), each step rounded to the dtype, then the log
+            return named_node(log(div(z, rsub(z, 1))), "LogitBackward0", input)
         return named_node(sub(log(z), log1p(neg(z))), "LogitBackward0", input)
     from ._special_more import logit_without_eps  # that module imports this one
     return named_node(logit_without_eps(z), "LogitBackward0", input)
@@ -1028,6 +1077,8 @@ def logaddexp(input, other) -> Tensor:
     _refuse_integral("logaddexp", input, other)
     # promoted first, then floating (an int tensor beside a 0-d float64 gives float64, as PyTorch's)
     a, b = float_result_operands(input, other)
+    if a.dtype in REDUCED:
+        return rounded_once(logaddexp, "LogaddexpBackward0", a, b)
     top = maximum(a, b)
     both_empty = isneginf(top.detach())
     # an infinite maximum is the result (inf - inf would be NaN): the gap there is taken as 0
@@ -1055,8 +1106,8 @@ def logaddexp2(input, other) -> Tensor:
     _refuse_integral("logaddexp2", input, other)
     ln2 = math.log(2.0)
     a, b = float_result_operands(input, other)
-    if a.dtype in ("float16", "bfloat16"):  # PyTorch computes in float32 (the opmath type), rounds once
-        return named_node(logaddexp2(a.float(), b.float()).to(a.dtype), "Logaddexp2Backward0", a, b)
+    if a.dtype in REDUCED:
+        return rounded_once(logaddexp2, "Logaddexp2Backward0", a, b)
     return div(logaddexp(mul(a, ln2), mul(b, ln2)), ln2)
 
 
@@ -1088,8 +1139,8 @@ def _steep_zero(mask: Tensor, t: Tensor) -> Tensor:
 def sinc(input: Tensor) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0 (torch.sinc; its gradient 0 there)."""
     x = _float_input(input)
-    if x.dtype in ("float16", "bfloat16"):  # PyTorch computes in float32 (the opmath type), rounds once
-        return named_node(sinc(x.float()).to(x.dtype), "SincBackward0", x)
+    if x.dtype in REDUCED:
+        return rounded_once(sinc, "SincBackward0", x)
     zero = eq(x, 0)
     safe = _op("Where", [zero, constant(1, x.dtype, x.device), x])
     px = mul(safe, math.pi)
@@ -1163,6 +1214,8 @@ def xlog1py(input, other) -> Tensor:
     """input * log1p(other), 0 where input is 0 (unless other is NaN) (torch.special.xlog1py), as
     xlogy with log1p: d/dx is log1p(y), 0 where x == 0 and the log is undefined or infinite."""
     x, y = float_result_operands(input, other)
+    if x.dtype in REDUCED:  # computed in float32, rounded once (_opmath)
+        return rounded_once(xlog1py, "SpecialXlog1PyBackward0", x, y)
     undefined = logical_and(eq(x, 0), logical_or(le(y, -1), isposinf(y)))
     safe_y = _op("Where", [undefined, constant(0, y.dtype, y.device), y])
     return _op("Where", [isnan(y), y.detach(), mul(x, log1p(safe_y))])

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from . import (_C, _args, _runtime, _trace, _python_ints, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
-               _numpy_names, _predicates, _reductions, _scans, _shapes, _statistics, _strided)
+               _numpy_names, _opmath, _predicates, _reductions, _scans, _shapes, _statistics, _strided)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
 from ._tensor import _INFERENCE_TENSORS, Tensor, _op
@@ -164,9 +164,12 @@ def _with_number(name: str, node: str, sign: float):
                 other = other if dt.is_floating_point else _python_ints.wrapped(other)
             # an int beyond 2**53 meets an integer tensor through `general`, exactly (_python_ints.attribute_exact)
             if dt.is_floating_point or (kind is int and dt != "bool" and -_EXACT <= other <= _EXACT):
+                value = sign * other
+                if node == "AddScalar" and dt in _opmath.REDUCED:  # added as dt holds it, as PyTorch's (_opmath)
+                    value = _opmath.round_number(value, dt)
                 # the node's name only where a grad_fn can show it: an index's `i - 1` stays cheap
-                return _op(node, [self], {"value": sign * other, "torch_node": "SubBackward0"}
-                           if subtract and self._h.requires_grad else {"value": sign * other})
+                return _op(node, [self], {"value": value, "torch_node": "SubBackward0"}
+                           if subtract and self._h.requires_grad else {"value": value})
         elif tensor_sum and isinstance(other, Tensor):
             # The residual adds of every step: one dtype (not bool, which add makes an or) is its
             # own result_type, so _math.add would convert nothing and record Add of the two. The

@@ -1,6 +1,10 @@
 """Differences from PyTorch a sweep of tensor semantics found (round 11), mended: a one-element
-integer tensor as the dim of a reduction that takes an int list (x.sum(torch.tensor([0]))). Each
-case is compared with PyTorch itself. Torch-guarded: CI has no torch."""
+integer tensor as the dim of a reduction that takes an int list (x.sum(torch.tensor([0]))); the
+arguments PyTorch's parser refuses with a TypeError (prod(dim=None), aminmax's tuple dim,
+requires_grad_(1), out= of sum of every element); median of an empty integer input and nanmedian's
+index for a row of NaN; float16 and bfloat16 arithmetic rounded as PyTorch's CPU kernels round it
+(bit for bit, on tensors of fewer than 32 elements, which its kernels compute element by element).
+Each case is compared with PyTorch itself. Torch-guarded: CI has no torch."""
 import numpy as np
 import pytest
 
@@ -89,3 +93,37 @@ def test_nanmedian_of_a_row_of_nan_returns_the_index_pytorch_returns(n):
     data[1, n // 2] = 1.0  # a row with one number among NaN: that number's index
     _check(lambda m: _pair(m.nanmedian(m.tensor(data), 1)))
     _check(lambda m: _pair(m.nanmedian(m.tensor(data.T.copy()), 0, keepdim=True)))
+
+
+_REDUCED_CALLS = {
+    "x + 0.1": lambda m, x, y, z: x + 0.1, "0.1 + x": lambda m, x, y, z: 0.1 + x,
+    "add(x, 0.1)": lambda m, x, y, z: m.add(x, 0.1), "x - 0.1": lambda m, x, y, z: x - 0.1,
+    "0.3 - x": lambda m, x, y, z: 0.3 - x, "add_": lambda m, x, y, z: x.clone().add_(0.1),
+    "x * 0.1": lambda m, x, y, z: x * 0.1, "x / 0.1": lambda m, x, y, z: x / 0.1,
+    "div": lambda m, x, y, z: m.div(x, 0.3), "true_divide": lambda m, x, y, z: m.true_divide(x, 0.3),
+    "x * 0-d float32": lambda m, x, y, z: x * m.tensor(0.1), "x / 0-d float32": lambda m, x, y, z: x / m.tensor(0.3),
+    "x * 0-d float64": lambda m, x, y, z: x * m.tensor(0.1, dtype=m.float64),
+    "add alpha": lambda m, x, y, z: m.add(x, y, alpha=0.3), "sub alpha": lambda m, x, y, z: m.sub(x, y, alpha=0.7),
+    "addcmul": lambda m, x, y, z: m.addcmul(x, x, y, value=0.3),
+    "addcdiv": lambda m, x, y, z: m.addcdiv(x, x, z, value=0.3),
+    "lerp": lambda m, x, y, z: m.lerp(x, y, 0.3), "lerp 0.8": lambda m, x, y, z: m.lerp(x, y, 0.8),
+    "lerp tensor": lambda m, x, y, z: m.lerp(x, y, z / 10), "hypot": lambda m, x, y, z: m.hypot(x, y),
+    "logaddexp": lambda m, x, y, z: m.logaddexp(x, y), "rsqrt": lambda m, x, y, z: z.rsqrt(),
+    "logit eps": lambda m, x, y, z: m.logit(z / 10, eps=0.01), "logit eps 0.3": lambda m, x, y, z: m.logit(z / 10, eps=0.3),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", list(_REDUCED_CALLS))
+def test_float16_and_bfloat16_arithmetic_rounds_as_pytorchs(dtype, name):
+    call = _REDUCED_CALLS[name]
+    for seed in range(4):
+        data = (np.random.default_rng(seed).standard_normal(31) * 3).astype(np.float32)
+
+        def run(m):
+            x = m.tensor(data).to(getattr(m, dtype))
+            y = x * 3 + 1
+            return call(m, x, y, y.abs() + 1)
+        ours, theirs = run(gg), run(torch)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy(), err_msg=f"{name} seed {seed}")
