@@ -433,6 +433,62 @@ TEST_P(GemmIsa, ReadsAByColumnOffsets) {
   }
 }
 
+// The a_packed form written value for value (gemm_kernel.h: per block of KC columns, slivers of
+// MR rows, MR values a column, zeros past row m), one sliver at a time in a scrambled order, as
+// threads pack their rows of one A: full slivers of row-major and column-major A go by vectors
+// whose stores overhang into the next column (gemm_impl.h, pack_a_rows_sliver), and no sliver
+// may write into another one or past the form. Column counts around the vector width and KC;
+// the column-major A also with columns overlapping (csa below MR) and its storage cut at its
+// last value, so a load past A shows under the address sanitizer.
+template <typename T>
+void check_packed_layout(CpuIsa isa, int64_t m, int64_t k, int64_t rs, int64_t cs) {
+  std::mt19937 gen(static_cast<unsigned>(m * 31 + k * 7 + rs + cs));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const DType dt = sizeof(T) == 4 ? DType::Float32 : DType::Float64;
+  std::vector<T> data(static_cast<size_t>((m - 1) * rs + (k - 1) * cs + 1));
+  for (auto& v : data) v = static_cast<T>(u(gen));
+  cpu::GemmProblem<T> p(m, 0, k);
+  p.a = cpu::strided(data.data(), rs, cs);
+  const int64_t mr = cpu::gemm_mr(dt, isa), kc_step = cpu::gemm_kc(dt, isa), mp = (m + mr - 1) / mr * mr;
+  const int64_t elems = cpu::gemm_packed_a_elems(m, k, dt, isa), guard = 64;
+  ASSERT_GE(elems, mp * k);
+  std::vector<T> packed(static_cast<size_t>(elems + guard) + 64 / sizeof(T), T(-7));
+  T* aligned = aligned64(packed);
+  std::vector<int64_t> starts;
+  for (int64_t r0 = 0; r0 < m; r0 += mr) starts.push_back(r0);
+  std::shuffle(starts.begin(), starts.end(), gen);
+  for (int64_t r0 : starts) cpu::gemm_pack_a_rows(p, r0, std::min(mr, m - r0), aligned, isa);
+  for (int64_t pc = 0; pc < k; pc += kc_step) {
+    const int64_t kc = std::min(kc_step, k - pc);
+    for (int64_t i = 0; i < mp; ++i) {
+      for (int64_t q = 0; q < kc; ++q) {
+        const T want = i < m ? data[static_cast<size_t>(i * rs + (pc + q) * cs)] : T(0);
+        const T got = aligned[pc * mp + (i / mr) * mr * kc + q * mr + i % mr];
+        ASSERT_EQ(got, want) << cpu_isa_name(isa) << " m=" << m << " k=" << k << " rs=" << rs << " cs=" << cs
+                             << " row " << i << " column " << pc + q;
+      }
+    }
+  }
+  for (int64_t e = mp * k; e < elems + guard; ++e)
+    ASSERT_EQ(aligned[e], T(-7)) << cpu_isa_name(isa) << " m=" << m << " k=" << k << " wrote past the form at " << e;
+}
+
+TEST_P(GemmIsa, PacksASliverBySliverWithinItsOwnValues) {
+  const int64_t rows[] = {6, 8, 13, 48, 50};
+  const int64_t cols[] = {1, 7, 8, 9, 16, 17, 191, 192, 193, 255, 256, 257, 300};
+  for (int64_t m : rows) {
+    for (int64_t k : cols) {
+      check_packed_layout<float>(GetParam(), m, k, k, 1);        // row-major
+      check_packed_layout<double>(GetParam(), m, k, k, 1);
+      check_packed_layout<float>(GetParam(), m, k, 1, m);        // column-major
+      check_packed_layout<double>(GetParam(), m, k, 1, m);
+      check_packed_layout<float>(GetParam(), m, k, 1, 2);        // column-major, columns overlapping
+      check_packed_layout<double>(GetParam(), m, k, 1, 4);
+      check_packed_layout<float>(GetParam(), m, k, k + 3, 1);    // row-major, rows apart
+    }
+  }
+}
+
 // gemm_dot: C[i, j] = alpha * <A row i, B row j> + beta * C[i, j].
 template <typename T>
 void check_dot(CpuIsa isa, int64_t m, int64_t n, int64_t k, T alpha, T beta) {

@@ -57,6 +57,77 @@ inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #define GG_SIMD_VEC_BYTES GG_GEMM_VEC_BYTES
 #include "../simd_impl.h"
 
+// The packed form stores MR values a column, and a vector holds L >= MR of them: each column
+// is stored as a whole vector at dst + t * MR, whose last L - MR values land on the next
+// column's place and are overwritten when that column is stored (columns go in order). The
+// sliver's last column is stored at its own size, so nothing is written past the sliver: the
+// slivers of an a_packed A may be packed by several threads at once (gemm_pack_a_rows).
+// Scalar, AVX2's 6-row slivers took one load and one store a value (pack_a was 6% of a
+// ResNet-18 training step's samples on a 2-core AVX2 CPU, docs/cpu-threads.md).
+template <typename T, int MR>
+inline void store_column(T* dst, const typename Vec<T>::type& v, bool last) {
+  if (last) {
+    std::memcpy(dst, &v, sizeof(T) * MR);
+  } else {
+    store_vec<T>(dst, v);
+  }
+}
+
+// One full sliver (MR rows) of a row-major A (row i at src + i * rsa, contiguous along k): L
+// columns at a time, the MR row vectors transposed in registers (rows MR .. L - 1 zeros).
+template <typename T, int MR>
+void pack_a_rows_sliver(int64_t kc, const T* src, int64_t rsa, T* dst) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  int64_t p = 0;
+  for (; p + L <= kc; p += L) {
+    V v[L];
+    GG_GEMM_UNROLL
+    for (int i = 0; i < L; ++i) v[i] = i < MR ? load_vec<T>(src + i * rsa + p) : V{};
+    transpose_block<T>(v);  // v[t]: column p + t, its MR rows in the first lanes
+    GG_GEMM_UNROLL
+    for (int t = 0; t < L; ++t) store_column<T, MR>(dst + (p + t) * MR, v[t], p + t + 1 == kc);
+  }
+  for (; p < kc; ++p)
+    for (int i = 0; i < MR; ++i) dst[p * MR + i] = src[i * rsa + p];
+}
+
+// One full sliver of a column-major A (column k at src + k * csa, csa >= L - MR): a vector per
+// column. Its L values run past the sliver's MR rows, at most L - MR values further, which lie
+// before the end of A's last column for every column but the last (that one is copied value by
+// value): the loads stay inside A's storage.
+template <typename T, int MR>
+void pack_a_cols_sliver(int64_t kc, const T* src, int64_t csa, T* dst) {
+  for (int64_t p = 0; p + 1 < kc; ++p) store_vec<T>(dst + p * MR, load_vec<T>(src + p * csa));
+  if (kc > 0)
+    for (int i = 0; i < MR; ++i) dst[(kc - 1) * MR + i] = src[(kc - 1) * csa + i];
+}
+
+// Whether a full sliver of A goes by vectors: a column of it fits one vector and a vector's
+// overhang reaches no further than the next column (MR <= L <= 2 MR: AVX2 and AVX-512 float32,
+// AVX-512 float64), and A is column-major (with csa >= L - MR) or row-major.
+template <typename T>
+constexpr bool vector_columns(int mr) {
+  return mr <= Vec<T>::lanes && Vec<T>::lanes <= 2 * mr;
+}
+
+template <typename T, int MR>
+inline bool packs_by_vectors(int64_t rsa, int64_t csa) {
+  constexpr int L = Vec<T>::lanes;
+  return vector_columns<T>(MR) && ((rsa == 1 && csa >= L - MR) || csa == 1);
+}
+
+template <typename T, int MR>
+void pack_a_sliver_by_vectors(int64_t kc, const T* src, int64_t rsa, int64_t csa, T* dst) {
+  if constexpr (vector_columns<T>(MR)) {
+    if (rsa == 1) {
+      pack_a_cols_sliver<T, MR>(kc, src, csa, dst);
+    } else {
+      pack_a_rows_sliver<T, MR>(kc, src, rsa, dst);
+    }
+  }
+}
+
 // ap <- A[0:mc, 0:kc] as ceil(mc / MR) slivers; sliver s holds, for each k, the MR values
 // A[s*MR + 0 .. s*MR + MR-1, k] (zeros past row mc). Column k at a + k * csa, or at
 // a + col_at[k] when col_at is given (GemmProblem::a_col_at).
@@ -89,11 +160,8 @@ void pack_a(int64_t mc, int64_t kc, const T* a, int64_t rsa, int64_t csa, const 
         for (int64_t i = 0; i < rows; ++i) dst[p * MR + i] = s[i * rsa];
         for (int64_t i = rows; i < MR; ++i) dst[p * MR + i] = T(0);
       }
-    } else if (rows == MR && rsa == 1) {  // column-major A: each k is MR contiguous values
-      for (int64_t p = 0; p < kc; ++p) {
-        const T* s = src + p * csa;
-        for (int i = 0; i < MR; ++i) dst[p * MR + i] = s[i];
-      }
+    } else if (rows == MR && packs_by_vectors<T, MR>(rsa, csa)) {
+      pack_a_sliver_by_vectors<T, MR>(kc, src, rsa, csa, dst);
     } else if (rows == MR) {
       for (int64_t p = 0; p < kc; ++p) {
         const T* s = src + p * csa;
