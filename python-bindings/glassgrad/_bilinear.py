@@ -18,10 +18,24 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tens
         raise _C.ShapeError(f"bilinear: weight must be 3-d (out, in1, in2), got {list(weight.shape)}\n"
                             f"  fix: weight.reshape(out_features, in1_features, in2_features)")
     out, in1, in2 = weight.shape
-    if input1.shape[-1] != in1 or input2.shape[-1] != in2 or tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
-        raise _C.ShapeError(f"bilinear: input1 {list(input1.shape)} and input2 {list(input2.shape)} must agree but in "
-                            f"the last dim, which must be {in1} and {in2} (weight {list(weight.shape)})\n  fix: "
-                            f"inputs (..., {in1}) and (..., {in2}) with the same leading dims")
+    s1, s2 = tuple(input1.shape), tuple(input2.shape)
+    # PyTorch's checks in its order, its sentence first
+    sentence = ""
+    if len(s1) != len(s2):
+        sentence = f"input dimensions do not match: got {len(s1)} and {len(s2)}"
+    elif s1[:-1] != s2[:-1]:
+        d = next(i for i, (a, b) in enumerate(zip(s1, s2)) if a != b)
+        sentence = f"input batch dimensions do not match at dim {d}: got {s1[d]} and {s2[d]}"
+    elif s1[-1] != in1:
+        sentence = f"input1 size does not match weight size: got {s1[-1]} but expected {in1}"
+    elif s2[-1] != in2:
+        sentence = f"input2 size does not match weight size: got {s2[-1]} but expected {in2}"
+    elif bias is not None and tuple(bias.shape[:1]) != (out,):
+        sentence = f"bias size does not match weight size: got {bias.shape[0] if bias.ndim else 1} but expected {out}"
+    if sentence:
+        raise _C.ShapeError(f"bilinear(): {sentence}\n  bilinear: input1 {list(s1)}, input2 {list(s2)}, weight "
+                            f"{list(weight.shape)} (out, in1, in2)\n  fix: inputs (..., {in1}) and (..., {in2}) "
+                            f"with the same leading dims" + (f", a bias of {out}" if bias is not None else ""))
     t = input1 @ weight.permute(1, 0, 2).reshape(in1, out * in2)               # (..., out * in2)
     y = (t.reshape(*input1.shape[:-1], out, in2) * input2.unsqueeze(-2)).sum(-1)
     return y if bias is None else y + bias

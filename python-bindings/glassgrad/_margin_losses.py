@@ -71,8 +71,10 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     if margin <= 0:
         raise _C.InvalidArgumentError(f"{where_}: margin must be greater than 0, got {margin}\n  fix: margin=1.0")
     if not (anchor.ndim == positive.ndim == negative.ndim):
-        raise _C.ShapeError(f"{where_}: anchor {list(anchor.shape)}, positive {list(positive.shape)} and negative "
-                            f"{list(negative.shape)} must have the same number of dimensions\n  fix: (N, D) each")
+        raise _C.ShapeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                            f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                            f"{negative.ndim}D inputs\n  {where_}: anchor {list(anchor.shape)}, positive "
+                            f"{list(positive.shape)}, negative {list(negative.shape)}\n  fix: (N, D) each, or (D) each")
     _args.python_bool(swap, "swap", where_, "swap=True or swap=False", 7)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
@@ -114,6 +116,12 @@ def multi_margin_loss(input: Tensor, target, p: int = 1, margin: float = 1.0,
         raise _C.ShapeError(f"{where_}: input {list(input.shape)} must be (N, C) or (C) with target (N) or (), got "
                             f"target {list(t.shape)}\n  fix: one class index per row of input")
     classes = x.shape[1]
+    if y._h.realized and y.device.type == "cpu" and y.numel():  # PyTorch's CPU kernel checks at the call
+        labels = y.numpy()
+        bad = (labels < 0) | (labels >= classes)
+        if bad.any():
+            raise _C.InvalidArgumentError(f"target out of range\n  {where_}: target {int(labels[bad][0])} for {classes} "
+                                          f"classes (input {list(input.shape)})\n  fix: class indices in [0, {classes})")
     x_y = x.gather(1, y.unsqueeze(1))
     z = (x - x_y + margin).clamp(min=0.0)
     if p == 2:

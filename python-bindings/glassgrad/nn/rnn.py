@@ -481,10 +481,18 @@ class RNNCellBase(Module):
         batch = x.shape[0]
         full = [zeros(batch, self.hidden_size, dtype=x.dtype, device=x.device) if s is None else s for s in states]
         for k, s in enumerate(full):
-            if tuple(s.shape) != (batch, self.hidden_size):
+            shape = tuple(s.shape)
+            if shape != (batch, self.hidden_size):
                 what = "hidden0" if len(full) == 1 else f"hx[{k}]"
-                raise RecurrentShapeError(f"{layer_name(self)}: {what} has shape {list(s.shape)} but the input batch "
-                                          f"is {batch} and hidden_size {self.hidden_size}\n"
+                # PyTorch's sentence (its check_forward_hidden: the batch first, then the size), then ours
+                if shape[0] != batch:
+                    sentence = f"Input batch size {batch} doesn't match hidden{k} batch size {shape[0]}\n  "
+                elif shape[1] != self.hidden_size:
+                    sentence = f"hidden{k} has inconsistent hidden_size: got {shape[1]}, expected {self.hidden_size}\n  "
+                else:
+                    sentence = ""
+                raise RecurrentShapeError(f"{sentence}{layer_name(self)}: {what} has shape {list(s.shape)} but the "
+                                          f"input batch is {batch} and hidden_size {self.hidden_size}\n"
                                           f"  fix: pass a state of shape ({batch}, {self.hidden_size})")
         weights = [self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, None]
         _, h, c = _autocast.call(_AUTOCAST_CELL[mode], recurrent_sequence, mode, x.unsqueeze(0), weights, full[0],

@@ -1,0 +1,63 @@
+"""nn modules side by side with PyTorch, eleventh sweep: what a layer refuses is PyTorch's
+exception class with PyTorch's sentence first (then glassgrad's cause and fix), and what it
+computes, keeps and prints is PyTorch's. Skipped without torch."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+torch = pytest.importorskip("torch")
+
+
+def _first_lines(make, call):
+    """(exception class names, first line) of make(lib) then call(lib, layer) in both libraries."""
+    out = []
+    for L in (torch, gg):
+        layer = make(L)
+        with pytest.raises(Exception) as info:
+            call(L, layer)
+        out.append((info.type, str(info.value).splitlines()[0]))
+    (torch_type, torch_line), (gg_type, gg_line) = out
+    assert issubclass(gg_type, torch_type), (torch_type, gg_type)
+    return torch_line, gg_line
+
+
+@pytest.mark.parametrize("cell, batch, hidden, which", [
+    (cell, batch, hidden, which) for cell in ("RNNCell", "GRUCell", "LSTMCell") for batch, hidden in ((2, 6), (3, 5))
+    for which in ((0, 1) if cell == "LSTMCell" else (0,))])
+def test_a_cell_refuses_a_state_of_another_size_with_pytorchs_sentence(cell, batch, hidden, which):
+
+    def call(L, layer):
+        states = [L.zeros(3, 6), L.zeros(3, 6)]
+        states[which] = L.zeros(batch, hidden)
+        return layer(L.zeros(3, 4), tuple(states) if cell == "LSTMCell" else states[0])
+    want, got = _first_lines(lambda L: getattr(L.nn, cell)(4, 6), call)
+    assert got == want
+
+
+@pytest.mark.parametrize("shapes", [((2, 3), (3, 4), (5, 3, 4), None), ((2, 3), (2, 5), (5, 3, 4), None),
+                                    ((2, 2, 3), (2, 3), (5, 3, 4), None), ((2, 3), (2, 4), (5, 3, 5), None),
+                                    ((2, 3), (2, 4), (5, 4, 4), None), ((2, 3), (2, 4), (5, 3, 4), (4,)),
+                                    ((2, 2, 3), (2, 3, 4), (5, 3, 4), None)])
+def test_bilinear_refuses_with_pytorchs_sentence_in_its_order(shapes):
+    a, b, w, bias = shapes
+
+    def call(L, _):
+        return L.nn.functional.bilinear(L.zeros(a), L.zeros(b), L.zeros(w), None if bias is None else L.zeros(bias))
+    want, got = _first_lines(lambda L: None, call)
+    assert got == want
+
+
+@pytest.mark.parametrize("target", [[0, 2, -1, 1], [0, 2, 5, 1]])
+def test_multi_margin_loss_refuses_a_target_out_of_range_as_pytorch(target):
+    def call(L, _):
+        return L.nn.functional.multi_margin_loss(L.zeros(4, 5), L.tensor(target))
+    want, got = _first_lines(lambda L: None, call)
+    assert got == want == "target out of range"
+
+
+def test_triplet_margin_loss_refuses_inputs_of_other_ranks_with_pytorchs_sentence():
+    def call(L, _):
+        return L.nn.functional.triplet_margin_loss(L.zeros(4, 5), L.zeros(5), L.zeros(5))
+    want, got = _first_lines(lambda L: None, call)
+    assert got == want
