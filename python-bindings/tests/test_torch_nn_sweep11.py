@@ -1,7 +1,6 @@
 """nn modules side by side with PyTorch, eleventh sweep: what a layer refuses is PyTorch's
 exception class with PyTorch's sentence first (then glassgrad's cause and fix), and what it
 computes, keeps and prints is PyTorch's. Skipped without torch."""
-import numpy as np
 import pytest
 
 import glassgrad as gg
