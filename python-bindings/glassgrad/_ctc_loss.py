@@ -8,7 +8,8 @@ the third term only where l'_s is a label different from l'_{s-2}; a sample's al
 input length, and its loss is -logsumexp of the last two positions of its sequence. Unreachable
 positions hold -1e30 (not -inf, so that no 0 * inf reaches a gradient); a loss above 1e29 is an
 impossible alignment, inf as PyTorch's (0, with a zero gradient, under zero_infinity; without it
-PyTorch's gradient is nan there, glassgrad's 0).
+a gradient of nan at that sample's frames before its input length, as PyTorch's: inf is written
+-log(0 * s), s the sum of those frames' log_probs, whose derivative is -1/0 * 0).
 
 The gradient is PyTorch's: its CTC backward returns exp(log_probs) - occupation for each frame
 before the input length (the gradient of the logits when log_probs = log_softmax(logits), which
@@ -25,6 +26,7 @@ from ._reductions import logsumexp
 from ._shapes import stack
 from ._spatial import cat
 from ._tensor import Tensor, tensor
+from ._torch_operands import named_node
 from .functional import where
 
 _UNREACHABLE = -1e30
@@ -112,15 +114,22 @@ def ctc_loss(log_probs: Tensor, targets, input_lengths, target_lengths, blank: i
                     device=dev)
     torch_term = (lp.detach().exp() * (lp - lp.detach()) * frames).sum((0, 2))   # value 0: PyTorch's gradient
     impossible = loss > -_UNREACHABLE / 10
-    inf = tensor(np.full(n, np.inf), dtype=dt, device=dev)
-    zero = tensor(np.zeros(n), dtype=dt, device=dev)
-    loss = where(impossible, zero if zero_infinity else inf, loss + torch_term)
+    if zero_infinity:
+        loss = where(impossible, tensor(np.zeros(n), dtype=dt, device=dev), loss + torch_term)
+    else:
+        # the impossible samples' frames only (a possible one's 1.0 and a later frame's 0.0 keep
+        # every other gradient finite: a where's unselected branch gets an exact zero)
+        s = where(frames > 0, lp, 0.0).sum((0, 2))
+        s = where(impossible & s.detach().isfinite(), s, 1.0)
+        loss = where(impossible, -(s * 0.0).log(), loss + torch_term)
     if reduction == "mean":
         loss = (loss / tensor(np.maximum(tg_len, 1).astype(np.float64), dtype=dt, device=dev)).mean()
     elif reduction == "sum":
         loss = loss.sum()
     elif unbatched:
-        loss = loss.reshape(())
+        loss = loss.squeeze(0)   # (PyTorch's node: SqueezeBackward1 of its batch of one)
+    elif not zero_infinity:  # PyTorch's one node of log_probs (zero_infinity's: a where of it)
+        loss = named_node(loss, "CtcLossBackward0", log_probs)
     return loss
 
 

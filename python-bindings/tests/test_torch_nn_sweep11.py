@@ -60,3 +60,31 @@ def test_triplet_margin_loss_refuses_inputs_of_other_ranks_with_pytorchs_sentenc
         return L.nn.functional.triplet_margin_loss(L.zeros(4, 5), L.zeros(5), L.zeros(5))
     want, got = _first_lines(lambda L: None, call)
     assert got == want
+
+
+def _ctc(L, reduction, zero_infinity=False, unbatched=False):
+    """ctc_loss of a batch whose first sample cannot be aligned (3 labels with a repeat in 2 frames):
+    the loss, the gradient of log_probs and the loss's node."""
+    import numpy as np
+    lp = L.tensor(np.log(np.random.default_rng(1).dirichlet(np.ones(5), size=(6, 2))), requires_grad=True)
+    if unbatched:
+        loss = L.nn.functional.ctc_loss(lp[:, 1], L.tensor([3, 1]), L.tensor(5), L.tensor(2), reduction=reduction)
+    else:
+        loss = L.nn.functional.ctc_loss(lp, L.tensor([[1, 2, 2], [3, 1, 2]]), L.tensor([2, 5]), L.tensor([3, 2]),
+                                        reduction=reduction, zero_infinity=zero_infinity)
+    loss.sum().backward()
+    return loss.detach().numpy(), lp.grad.numpy(), type(loss.grad_fn).__name__
+
+
+@pytest.mark.parametrize("reduction, zero_infinity, unbatched", [
+    ("mean", False, False), ("sum", False, False), ("none", False, False), ("none", True, False),
+    ("mean", True, False), ("none", False, True)])
+def test_ctc_loss_of_an_impossible_alignment_has_pytorchs_gradient_and_node(reduction, zero_infinity, unbatched):
+    # without zero_infinity PyTorch's gradient is nan at that sample's frames before its input
+    # length (0 after them, and the other samples' finite)
+    import numpy as np
+    want = _ctc(torch, reduction, zero_infinity, unbatched)
+    got = _ctc(gg, reduction, zero_infinity, unbatched)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-8, atol=1e-12)   # nan where PyTorch's is nan
+    assert got[2] == want[2]
