@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _C, _args, _autocast
+from . import _C, _args, _autocast, _math
 from ._losses import _reduction
 from ._reductions import logsumexp
 from ._shapes import stack
@@ -119,7 +119,7 @@ def ctc_loss(log_probs: Tensor, targets, input_lengths, target_lengths, blank: i
     else:
         # the impossible samples' frames only (a possible one's 1.0 and a later frame's 0.0 keep
         # every other gradient finite: a where's unselected branch gets an exact zero)
-        s = where(frames > 0, lp, 0.0).sum((0, 2))
+        s = where(_math.gt(frames, 0), lp, 0.0).sum((0, 2))
         s = where(impossible & s.detach().isfinite(), s, 1.0)
         loss = where(impossible, -(s * 0.0).log(), loss + torch_term)
     if reduction == "mean":
