@@ -109,6 +109,25 @@ def dense_order(t) -> Optional[Tuple[int, ...]]:
     return order
 
 
+def laid_out_copy(t):
+    """A copy of t with t's strides and requires_grad, a leaf, where t is dense in another order
+    than row-major (a transpose, channels_last), as PyTorch's copy.deepcopy, pickle and torch.save
+    keep a tensor's strides; None otherwise (a row-major copy serves)."""
+    order = None if t.is_contiguous() else dense_order(t)
+    return None if order is None else leaf_in_order(t, order)
+
+
+def leaf_in_order(t, order: Sequence[int]):
+    """A leaf holding a copy of t's values laid out in dim order `order` (outermost first), as a
+    view of a dense buffer in that order, requiring gradients where t does."""
+    from ._runtime import no_grad
+    from ._tensor import _wrap
+    with no_grad():
+        h = t.detach().permute(*order).clone(memory_format=contiguous_format).permute(*inverse(order))._h
+    h.set_requires_grad(bool(t.requires_grad))
+    return _wrap(h)
+
+
 def format_order(shape: Sequence[int], fmt, fn: str) -> Optional[Tuple[int, ...]]:
     """The dim order (outermost first) of memory format fmt for a tensor of `shape` (None: row-major)."""
     fmt = checked(fmt, fn)

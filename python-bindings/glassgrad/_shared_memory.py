@@ -111,9 +111,16 @@ def _rebuild_shared(cls, fd, size: int, dtype: str, shape, requires_grad: bool, 
     return _new(cls, _leaf(raw, requires_grad, name))
 
 
-def _rebuild_values(cls, values: np.ndarray, device: str, requires_grad: bool, name: str):
+def _rebuild_values(cls, values: np.ndarray, device: str, requires_grad: bool, name: str, order=None):
+    """The tensor reduce_tensor pickled: its values, laid out in dim order `order` where it was
+    dense in another order than row-major (its strides, as PyTorch's pickle keeps them)."""
     raw = _C.Tensor.from_numpy(values, _device.normalize(device), name)
-    return _new(cls, _leaf(raw, requires_grad, name))
+    handle = _leaf(raw, requires_grad, name)
+    if order is not None:
+        from ._memory_formats import leaf_in_order
+        from ._tensor import _wrap
+        handle = leaf_in_order(_wrap(handle), order)._h
+    return _new(cls, handle)
 
 
 def _new(cls, handle):
@@ -129,4 +136,7 @@ def reduce_tensor(t):
         values_dtype, shape = t._raw().dtype, tuple(t.shape)
         dtype = np.dtype(values_dtype).str
         return _rebuild_shared, (type(t), reduction.DupFd(seg.fd), seg.size, dtype, shape, t.requires_grad, t.name)
-    return _rebuild_values, (type(t), t.numpy(force=True), str(t.device), t.requires_grad, t.name)
+    from ._memory_formats import dense_order
+    order = None if t.is_contiguous() else dense_order(t)
+    values = (type(t), t.numpy(force=True), str(t.device), t.requires_grad, t.name)
+    return _rebuild_values, values if order is None else values + (order,)

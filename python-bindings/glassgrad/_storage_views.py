@@ -6,8 +6,10 @@ one is seen through the others, as after torch.load (docs/save-and-resume.md).
 
 Saving: tensors of the tree whose memory is one buffer (the same device, buffer address and
 dtype) get one StorageSpan, the buffer's elements from the first any of them reaches to the
-last, and each its layout over the span (link_views). A tensor alone on its buffer is written
-as before, its own elements only.
+last, and each its layout over the span (link_views). A tensor alone on its buffer that is dense
+in another order than row-major (a transpose, channels_last) gets one too, so it is written with
+its strides, as torch.save writes it, and loads with them; any other tensor alone on its buffer is
+written as before, its own elements only.
 
 Loading: the first tensor met on a storage record that covers the whole record densely (what
 every tensor of a state_dict does) is made as any loaded tensor and becomes the storage's base;
@@ -39,8 +41,10 @@ def _reach(offset: int, size, stride) -> int:
 
 
 def link_views(saved: Iterable) -> None:
-    """For every buffer two or more SavedTensors of a tree lie on (their `source` tensors), sets
-    each one's `view` to (the buffer's StorageSpan, its storage_offset in the span, its strides)."""
+    """For every buffer two or more SavedTensors of a tree lie on (their `source` tensors), or one
+    dense in another order than row-major, sets each one's `view` to (the buffer's StorageSpan,
+    its storage_offset in the span, its strides)."""
+    from ._memory_formats import dense_order
     from ._tensor import _wrap, stored_array
     groups: Dict[Tuple[str, int, str], List[Tuple[Any, Any]]] = {}  # (SavedTensor, _C tensor)
     for s in saved:
@@ -52,7 +56,7 @@ def link_views(saved: Iterable) -> None:
             continue
         groups.setdefault((str(t.device), int(raw.storage_ptr), str(t.dtype)), []).append((s, raw))
     for members in groups.values():
-        if len(members) < 2:
+        if len(members) < 2 and dense_order(members[0][0].source) is None:
             continue
         lo = min(int(raw.offset) for _, raw in members)
         hi = max(_reach(int(raw.offset), raw.shape, raw.strides) for _, raw in members)

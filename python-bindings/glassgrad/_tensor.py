@@ -1726,10 +1726,16 @@ class Tensor:
         return _op("Detach", [self])
 
     def __deepcopy__(self, memo) -> "Tensor":
-        """copy.deepcopy: a new leaf holding a copy of the values (and requires_grad)."""
+        """copy.deepcopy: a new leaf holding a copy of the values (and requires_grad), with the
+        strides of a tensor dense in another order than row-major (laid_out_copy), as PyTorch's."""
         if id(self) not in memo:
-            raw = _C.Tensor.from_numpy(self.numpy(force=True), self.device, self.name)
-            memo[id(self)] = copied = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
+            laid_out = _mf.laid_out_copy(self)
+            if laid_out is not None:
+                copied = laid_out
+            else:
+                raw = _C.Tensor.from_numpy(self.numpy(force=True), self.device, self.name)
+                copied = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
+            memo[id(self)] = copied
             if self.__dict__:
                 copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return memo[id(self)]

@@ -38,7 +38,14 @@ def _record(out, source) -> None:
     h = out._h
     if out is source or not h.is_view or not h.shares_storage(source._h) or source.is_inference():
         return
-    out._view_base = getattr(source, "_view_base", source)  # (the default: source is the root)
+    view_of(out, source)
+
+
+def view_of(out, source) -> None:
+    """`out` becomes a view whose base is source's root (source itself where it is no view): an
+    output a custom autograd.Function's forward returned as a view of its input, or that input as
+    it is (autograd/function.py), as PyTorch's."""
+    out._view_base = getattr(source, "_view_base", source)
 
 
 def _recording(f, tensor_type):

@@ -123,3 +123,47 @@ def test_load_reads_torch_save_views_as_views(tmp_path):
         back["w"][0] = -7.0
     assert back["v"].tolist() == [2.0, -1.0, 4.0] and back["x"][0].item() == -7.0
     assert back["m"][0, 0].item() == -7.0 and back["m"][3, 0].item() == -1.0
+
+
+def _strided(lib):
+    t = lib.arange(12.0).reshape(3, 4).t()                                          # strides (1, 4)
+    c = lib.arange(120.0).reshape(2, 3, 4, 5).contiguous(memory_format=lib.channels_last)  # (60, 1, 15, 3)
+    return {"t": t, "c": c, "p": lib.nn.Parameter(lib.arange(6.0).reshape(2, 3).t())}
+
+
+def _through(lib, how, tree):
+    import copy
+    import pickle
+    if how == "deepcopy":
+        return copy.deepcopy(tree)
+    if how == "pickle":
+        return pickle.loads(pickle.dumps(tree))
+    buf = io.BytesIO()
+    lib.save(tree, buf)
+    buf.seek(0)
+    return lib.load(buf, weights_only=False) if how == "save" else lib.load(buf)
+
+
+@pytest.mark.parametrize("how", ["save", "deepcopy", "pickle"])
+def test_a_lone_tensor_dense_in_another_order_keeps_its_strides(how):
+    tree = _strided(gg)
+    back = _through(gg, how, tree)
+    for k, t in tree.items():
+        assert back[k].stride() == t.stride() and back[k].tolist() == t.tolist(), k
+        assert type(back[k]) is type(t) and back[k].requires_grad == t.requires_grad
+    assert back["p"].is_leaf and back["p"].requires_grad
+    with gg.no_grad():
+        back["t"][0, 1] = -5.0
+    assert tree["t"][0, 1].item() == 4.0  # a copy of its own
+    torch = pytest.importorskip("torch")
+    theirs = _through(torch, how, _strided(torch))
+    assert {k: back[k].stride() for k in back} == {k: theirs[k].stride() for k in theirs}
+
+
+def test_torch_load_reads_a_lone_transposed_tensor_with_its_strides(tmp_path):
+    torch = pytest.importorskip("torch")
+    gg.save({k: v.detach() for k, v in _strided(gg).items()}, tmp_path / "s.pt")
+    back = torch.load(tmp_path / "s.pt", weights_only=True)
+    mine = _strided(torch)
+    for k, t in mine.items():
+        assert back[k].stride() == t.stride() and torch.equal(back[k], t.detach()), k

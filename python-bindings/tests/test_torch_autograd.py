@@ -226,3 +226,71 @@ def test_anomaly_mode_names_the_backward_function_that_returned_nan_as_torch(mak
     w = gg.tensor([1.5, -2.0, 0.5], dtype=gg.float64, requires_grad=True)
     make(gg, x, w).backward()
     assert any(np.isnan(t.grad.numpy()).any() for t in (x, w) if t.grad is not None)
+
+
+def _function_returning(lib, view):
+    class Returns(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.shape = x.shape
+            return view(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            if g.numel() == 4:
+                return g.reshape(ctx.shape) * 3
+            full = g.new_zeros(ctx.shape)
+            full[0] = g * 3
+            return full
+    return Returns
+
+
+@pytest.mark.parametrize("view", [lambda x: x.view(-1), lambda x: x, lambda x: x.t(), lambda x: x[0]],
+                         ids=["view", "as_is", "t", "select"])
+@pytest.mark.parametrize("of_view", [False, True])
+def test_a_custom_function_returning_a_view_of_its_input_is_a_view_as_torch(view, of_view):
+    seen = []
+    for lib in (torch, gg):
+        x = lib.ones(2, 2, requires_grad=True)
+        base = x * 1
+        y = base[:] if of_view else base  # the output's _base is the input's root
+        out = _function_returning(lib, view).apply(y)
+        with pytest.raises(RuntimeError) as e:
+            out.mul_(2)
+        # an input that requires no grad: a view all the same, written freely
+        free = _function_returning(lib, view).apply(lib.ones(2, 2))
+        free.add_(1)
+        (out * 2).sum().backward()
+        other = _function_returning(lib, view).apply(y)
+        with lib.no_grad():  # outside grad mode the write is allowed
+            other.mul_(1)
+        seen.append((out._base is base, out._is_view(), out is y, str(e.value).split("\n")[0], free._is_view(),
+                     x.grad.tolist()))
+    assert seen[1] == seen[0] and seen[0][:3] == (True, True, False)
+
+
+def _containers(r):
+    """The nesting of a jacobian/hessian result: its list/tuple kinds, and each tensor's values."""
+    if isinstance(r, (tuple, list)):
+        return type(r).__name__, [_containers(a) for a in r]
+    return np.asarray(r.detach().numpy() if hasattr(r, "detach") else r).round(12).tolist()
+
+
+_SHAPES = {"1-1": (lambda a: a ** 2, 1, False), "2-1": (lambda a, b: a * b, 2, True),
+           "1-2": (lambda a: (a, a * 2), 1, False), "2-2": (lambda a, b: (a * b, a + b), 2, True),
+           "t1-1": (lambda a: a * 2, 1, True), "1-t1": (lambda a: (a * 2,), 1, False)}
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
+@pytest.mark.parametrize("strategy", ["forward-mode", "reverse-mode"])
+def test_jacobian_and_hessian_nest_their_results_as_torch(shape, strategy):
+    func, n, as_tuple = _SHAPES[shape]
+    seen = []
+    for lib in (torch, gg):
+        xs = [lib.tensor([1.0, 2.0], dtype=lib.float64), lib.tensor([-0.5, 3.0], dtype=lib.float64)][:n]
+        inputs = tuple(xs) if as_tuple else xs[0]
+        jac = lib.autograd.functional.jacobian(func, inputs, vectorize=True, strategy=strategy)
+        scalar = (lambda *a: (func(*a)[0] if isinstance(func(*a), tuple) else func(*a)).pow(3).sum())
+        hess = lib.autograd.functional.hessian(scalar, inputs, vectorize=True, outer_jacobian_strategy=strategy)
+        seen.append((_containers(jac), _containers(hess)))
+    assert seen[1] == seen[0]

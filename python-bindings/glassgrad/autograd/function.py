@@ -21,7 +21,7 @@ import warnings
 import weakref
 from typing import Any, Optional
 
-from .. import _C, _backward_end, _inplace
+from .. import _C, _backward_end, _inplace, _multi_views, _view_base
 from .._runtime import no_grad, records_grad
 from .._tensor import FREED_SAVED_TENSORS, Tensor, _wrap
 from . import _saved_mutation
@@ -274,7 +274,7 @@ class Function(metaclass=_FunctionMeta):
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
         if not connects:
-            return output
+            return _inputs_as_views(output, args)
         return _connect(cls, ctx, args, output, proxies)
 
 
@@ -394,6 +394,8 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
             y._h.reset(out._h)
             _inplace.count_write(y, f"{cls.__name__}.apply")  # PyTorch counts the marked write once more
             out = y
+        else:
+            _mark_if_view(cls, j, y, out, args)
         wrapped.append(out)
         differentiable.append(j)
     if not differentiable:
@@ -402,6 +404,35 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
         _on_gradient(p, _input_grad(cls, ctx, state, outs, differentiable, args, i, x, len(proxies)))
     ctx._watch_saved(outs, wrapped)
     return wrapped[0] if single else type(output)(wrapped) if isinstance(output, tuple) else wrapped
+
+
+def _inputs_as_views(output, args: tuple):
+    """forward's output where nothing is recorded, each input it returned as it is made a new view
+    of that input, as PyTorch's apply makes it (`out is not x`, `out._base` x's root)."""
+    single = isinstance(output, Tensor)
+    outs = (output,) if single else output if isinstance(output, (tuple, list)) else ()
+    if not any(y is x for y in outs for x in args):
+        return output
+    views = []
+    for y in outs:
+        if isinstance(y, Tensor) and any(y is x for x in args):
+            view = y.view(y.shape)
+            _view_base.view_of(view, y)
+            y = view
+        views.append(y)
+    return views[0] if single else type(output)(views)
+
+
+def _mark_if_view(cls, j: int, y: Tensor, out: Tensor, args: tuple) -> None:
+    """Output j is a view where forward returned a view of an input (or the input as it is), as
+    PyTorch's: `out._base` is that input's root, and an in-place op on it under grad mode raises
+    PyTorch's RuntimeError (_multi_views). Its values are the node's own (docs/inplace-and-views.md,
+    "Tensor._base")."""
+    for x in args:
+        if isinstance(x, Tensor) and (y is x or y._h.shares_storage(x._h)):
+            _view_base.view_of(out, x)
+            _multi_views.mark_function_view(out, cls.__name__, j)
+            return
 
 
 def _op_name(node_name: str) -> str:

@@ -162,7 +162,8 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     autograd.grad per output element. Shapes as PyTorch's: output.shape + input.shape, nested
     tuples when func returns or takes several tensors. PyTorch's checks in its order;
     "forward-mode" (with vectorize=True, as PyTorch requires) gives the same Jacobian, computed
-    here by reverse mode; vectorize is a speed option that changes no value."""
+    here by reverse mode, nested in lists where the inputs are a tuple, as PyTorch's; vectorize is
+    a speed option that changes no value."""
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function '
                              'has more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, '
@@ -186,7 +187,12 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     if vectorize and strict:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
                            "together. Please either set `strict=False` or `vectorize=False`.")
-    return _jacobian_of(out_t, ins, in_tuple, out_tuple, create_graph, strict)
+    jac = _jacobian_of(out_t, ins, in_tuple, out_tuple, create_graph, strict)
+    if strategy == "forward-mode" and in_tuple:
+        # PyTorch's forward-mode result nests lists where the inputs are a tuple (a list per output
+        # of a list per input; a list per input for one output), tuples otherwise
+        return [list(row) for row in jac] if out_tuple else list(jac)
+    return jac
 
 
 def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):

@@ -12,6 +12,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 import numpy as np
 
 from .. import _C, _device, _dtypes
+from .. import _memory_formats as _mf
 from .._args import InvalidArgumentTypeError
 from .._tensor import Tensor, _wrap, raw_from_numpy
 from .._trace import RECORDINGS as _RECORDINGS
@@ -68,9 +69,12 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     def __deepcopy__(self, memo) -> "Parameter":
-        """copy.deepcopy: a new Parameter holding a copy of the values, on the same device."""
+        """copy.deepcopy: a new Parameter holding a copy of the values, on the same device (with
+        the strides of one dense in another order than row-major, as PyTorch's)."""
         if id(self) not in memo:
-            memo[id(self)] = Parameter(self.numpy(force=True), self.requires_grad, device=self.device, name=self.name)
+            laid_out = _mf.laid_out_copy(self)
+            data = self.numpy(force=True) if laid_out is None else laid_out
+            memo[id(self)] = Parameter(data, self.requires_grad, device=self.device, name=self.name)
         return memo[id(self)]
 
 
