@@ -4,8 +4,10 @@
 // dk/dv/dmask, in float32 and float64, over sizes that cross the tiles, features beyond the
 // resident chunk, strided and broadcast operands, causal and additive masks (whole rows hidden),
 // dropout (the same counter-based mask on both sides) and grids capped below the work (the
-// kernels' grid-stride loops). float32 runs both backward paths: gg_attn_dq + gg_attn_dkv
-// (deterministic) and gg_attn_prep + gg_attn_bwd (dq by atomics, the default). The GPU parity tests (pytest -m cuda) compare the same on a GPU.
+// kernels' grid-stride loops). float32 runs every backward path: gg_attn_dq + gg_attn_dkv
+// (deterministic) and gg_attn_prep + gg_attn_bwd_resident or gg_attn_bwd (dq by atomics, the
+// default; gg_attn_bwd alone under GLASSGRAD_ATTN_KERNELS=previous); the forward runs with its
+// blocks heaviest first and in batch order. The GPU parity tests (pytest -m cuda) compare the same on a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -137,6 +139,14 @@ void check(const Case& c) {
   const double tol = dt == DType::Float32 ? 2e-5 : 1e-12;
   expect_close(want[0], out, "out", tol);
   expect_close(want[1], lse, "lse", tol);
+  // The blocks in batch order (GLASSGRAD_ATTN_KERNELS=previous) compute the same.
+  const GGAttention p_batch_order = plan::params_of(g, attention_layout(g, in, false), false);
+  Tensor out2 = Tensor::empty(want[0].shape(), dt), lse2 = Tensor::empty(want[1].shape(), dt);
+  run(Kernels<T>::fwd, plan::forward_grid(g, tiles), c.cap_grid, static_cast<unsigned>(tiles.fwd_threads),
+      p_batch_order, out2.data<T>(), lse2.data<T>(), static_cast<const T*>(in[0].data<T>()),
+      static_cast<const T*>(in[1].data<T>()), static_cast<const T*>(in[2].data<T>()), mask, seed);
+  expect_close(want[0], out2, "out (batch order)", tol);
+  expect_close(want[1], lse2, "lse (batch order)", tol);
 
   // backward: grad_out, q, k, v, out, lse[, mask][, seed]
   std::vector<Tensor> bin{random_tensor(want[0].shape(), dt, rng), in[0], in[1], in[2], want[0], want[1]};
@@ -159,27 +169,42 @@ void check(const Case& c) {
   const double btol = dt == DType::Float32 ? 5e-5 : 1e-11;
   for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], grads[i], names[i], btol);
 
-  // The float32 default: gg_attn_prep then gg_attn_bwd (dq by atomics), into outputs holding NaN
-  // (gg_attn_prep must zero dq; every other value must be written).
+  // The float32 default: gg_attn_prep then the kernel that adds dq with atomics, the one the
+  // launcher picks (gg_attn_bwd_resident when the features fit one chunk), and gg_attn_bwd (the
+  // choice `previous`), into outputs holding NaN (gg_attn_prep must zero dq; every other value
+  // must be written).
   if constexpr (std::is_same<T, float>::value) {
     ASSERT_TRUE(plan::atomic_dq(dt, false));
     ASSERT_FALSE(plan::atomic_dq(dt, true));
-    std::vector<Tensor> agrads;
-    for (const Tensor& w : bwant) {
-      agrads.push_back(Tensor::empty(w.shape(), dt));
-      std::fill(agrads.back().data<T>(), agrads.back().data<T>() + agrads.back().numel(),
-                std::numeric_limits<T>::quiet_NaN());
+    for (plan::KernelChoice choice : {plan::KernelChoice::Default, plan::KernelChoice::Previous}) {
+      const char* kernel = plan::atomic_backward_kernel(bg, tiles, choice);
+      SCOPED_TRACE(kernel);
+      const bool resident = std::string(kernel) != "gg_attn_bwd_f32";
+      EXPECT_EQ(resident, choice == plan::KernelChoice::Default && bg.e <= 64 && bg.ev <= 64);
+      std::vector<Tensor> agrads;
+      for (const Tensor& w : bwant) {
+        agrads.push_back(Tensor::empty(w.shape(), dt));
+        std::fill(agrads.back().data<T>(), agrads.back().data<T>() + agrads.back().numel(),
+                  std::numeric_limits<T>::quiet_NaN());
+      }
+      std::fill(dsum.begin(), dsum.end(), std::numeric_limits<T>::quiet_NaN());
+      // dmask with a guard of NaN rows after its end: nothing may be written there.
+      const size_t dmask_n = static_cast<size_t>(bwant[3].numel());
+      std::vector<T> dmask_guarded(dmask_n + static_cast<size_t>(64 * std::max<int64_t>(bg.s, 1)),
+                                   std::numeric_limits<T>::quiet_NaN());
+      run(&gg_attn_prep_f32, plan::prep_grid(bg, tiles), c.cap_grid, static_cast<unsigned>(tiles.threads), bp,
+          agrads[0].data<T>(), dsum.data(), ptr(bin[0]), ptr(bin[4]));
+      if (bg.s > 0) {
+        run(resident ? &gg_attn_bwd_resident_f32 : &gg_attn_bwd_f32, plan::dkv_grid(bg, tiles), c.cap_grid,
+            static_cast<unsigned>(plan::atomic_backward_threads(kernel, tiles)), bp, agrads[0].data<T>(),
+            agrads[1].data<T>(), agrads[2].data<T>(), bg.mask_grad ? dmask_guarded.data() : static_cast<T*>(nullptr),
+            static_cast<const T*>(dsum.data()), ptr(bin[0]), ptr(bin[1]), ptr(bin[2]), ptr(bin[3]), ptr(bin[5]),
+            mask, seed);
+      }
+      if (bg.mask_grad) std::copy(dmask_guarded.begin(), dmask_guarded.begin() + dmask_n, agrads[3].data<T>());
+      for (size_t i = dmask_n; i < dmask_guarded.size(); ++i) ASSERT_TRUE(std::isnan(dmask_guarded[i])) << "past dmask: " << i;
+      for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], agrads[i], std::string("atomic path: ") + names[i], btol);
     }
-    std::fill(dsum.begin(), dsum.end(), std::numeric_limits<T>::quiet_NaN());
-    run(&gg_attn_prep_f32, plan::prep_grid(bg, tiles), c.cap_grid, static_cast<unsigned>(tiles.threads), bp,
-        agrads[0].data<T>(), dsum.data(), ptr(bin[0]), ptr(bin[4]));
-    if (bg.s > 0) {
-      run(&gg_attn_bwd_f32, plan::dkv_grid(bg, tiles), c.cap_grid, static_cast<unsigned>(tiles.threads), bp,
-          agrads[0].data<T>(), agrads[1].data<T>(), agrads[2].data<T>(),
-          bg.mask_grad ? agrads[3].data<T>() : static_cast<T*>(nullptr), static_cast<const T*>(dsum.data()),
-          ptr(bin[0]), ptr(bin[1]), ptr(bin[2]), ptr(bin[3]), ptr(bin[5]), mask, seed);
-    }
-    for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], agrads[i], std::string("atomic path: ") + names[i], btol);
   }
 }
 
@@ -210,6 +235,31 @@ TEST(CudaEmulatedAttention, ForwardAndBackwardMatchTheCpuKernels) {
           .with_capped_grid(),
       Case("float, key heads shared by query heads", f32, {2, 4, 33, 16}, {2, 1, 50, 16}, {2, 1, 50, 16}),
       Case("float, more value features than query features", f32, {1, 20, 16}, {1, 35, 16}, {1, 35, 80}),
+      // gg_attn_bwd_resident (features within one chunk) on the GPT's geometry and around it:
+      // mask gradients with the causal triangle, odd feature counts (columns past E in the
+      // second half's products), more batch elements than work_item's order group (a partial
+      // last group), capped grids.
+      Case("float, head dim 64, causal, mask, dropout, more queries", f32, {1, 2, 70, 64}, {1, 2, 45, 64},
+           {1, 2, 45, 64})
+          .with_causal()
+          .with_mask({70, 45})
+          .with_dropout(0.2),
+      Case("float, odd feature counts, mask, permuted heads", f32, {1, 3, 50, 33}, {1, 3, 41, 33}, {1, 3, 41, 50})
+          .with_mask({50, 41})
+          .with_permuted_heads(),
+      Case("float, causal, dropout, batch past an order group", f32, {130, 40, 8}, {130, 40, 8}, {130, 40, 5})
+          .with_causal()
+          .with_dropout(0.2),
+      Case("float, head dim 64, causal, dropout, permuted heads, capped grid", f32, {2, 3, 64, 64}, {2, 3, 64, 64},
+           {2, 3, 64, 64})
+          .with_causal()
+          .with_dropout(0.2)
+          .with_permuted_heads()
+          .with_capped_grid(),
+      // Key blocks past the last query (causal, L < S): no dmask row beyond L is written.
+      Case("float, causal, mask, fewer queries than keys", f32, {3, 20, 16}, {3, 70, 16}, {3, 70, 16})
+          .with_causal()
+          .with_mask({3, 20, 70}),
       Case("double, tiles, mask, dropout", f64, {2, 40, 36}, {2, 41, 36}, {2, 41, 35}).with_mask({40, 41}).with_dropout(0.2),
       Case("double, causal, capped grid", f64, {2, 34, 5}, {2, 34, 5}, {2, 34, 3}).with_causal().with_capped_grid(),
   };

@@ -1,6 +1,6 @@
 """The CUDA attention backward's two paths (docs/attention.md, "The kernels"). In float32, dq is
-added into with atomics from every key block (gg_attn_prep, then gg_attn_bwd, which also writes
-dk, dv and dmask) unless deterministic algorithms are asked for
+added into with atomics from every key block (gg_attn_prep, then gg_attn_bwd_resident where the
+features fit one chunk, else gg_attn_bwd, which also write dk, dv and dmask) unless deterministic algorithms are asked for
 (glassgrad.use_deterministic_algorithms(True) or glassgrad.backends.cudnn.deterministic = True);
 then gg_attn_dq and gg_attn_dkv run, and two runs give the same bits. float64 always takes the
 deterministic path. Each path against the CPU kernel and the NumPy reference at head dims 16, 64,
@@ -25,6 +25,8 @@ CASES = [
      {"scale": 0.11, "masked": True, "mask_grad": True}),
     ("head128-causal-more-queries", (1, 2, 70, 128), (1, 2, 40, 128), (1, 2, 40, 128), None,
      {"scale": 0.09, "is_causal": True}),
+    ("odd-features-mask-grad", (1, 3, 50, 33), (1, 3, 41, 33), (1, 3, 41, 50), (50, 41),
+     {"scale": 0.17, "masked": True, "mask_grad": True, "dropout_p": 0.1}),
     ("shared-key-heads", (2, 4, 33, 16), (2, 1, 50, 16), (2, 1, 50, 16), None, {"scale": 0.25}),
     ("values-wider", (1, 20, 16), (1, 35, 16), (1, 35, 80), None, {"scale": 0.25}),
 ]

@@ -1,11 +1,14 @@
 // Launchers of the attention kernels (kernels/cuda/attention.cu): the forward, and the backward
 // as two launches on the stream: in float32 (unless deterministic algorithms are asked for,
 // attention_plan.h's atomic_dq) gg_attn_prep (D = rowsum(grad_out * out) into the planned
-// workspace, dq = 0) before gg_attn_bwd (dk, dv, and dq by atomics), otherwise gg_attn_dq
+// workspace, dq = 0) before gg_attn_bwd_resident (features within one chunk) or gg_attn_bwd (dk,
+// dv, and dq by atomics; attention_plan.h's atomic_backward_kernel), otherwise gg_attn_dq
 // (which also writes D) before gg_attn_dkv (which reads it). Grids: x the row blocks, y the column
 // chunks of the outputs (the kernels' EC features at a time), z the batch; y and z are capped at
 // 65535 and the kernels loop over the rest. The dropout seed stays on the device (an input
 // tensor), so a captured CUDA graph draws a new mask whenever the seed changes.
+#include <cstdlib>
+
 #include "attention_plan.h"
 #include "cuda/launch.h"
 #include "registry.h"
@@ -17,11 +20,19 @@ namespace glassgrad {
 namespace cuda {
 
 const FunctionNames kAttentionFunctions({"gg_attn_fwd", "gg_attn_dq", "gg_attn_dkv"}, float_dtypes());
-const FunctionNames kAttentionAtomicFunctions({"gg_attn_prep_f32", "gg_attn_bwd_f32"});
+const FunctionNames kAttentionAtomicFunctions({"gg_attn_prep_f32", "gg_attn_bwd_f32", "gg_attn_bwd_resident_f32",
+                                                "gg_attn_bwd_resident168_f32"});
 
 namespace {
 
 using namespace attention;
+
+// GLASSGRAD_ATTN_KERNELS, read once (a debugging and measuring switch, attention_plan.h's
+// kernel_choice; docs/architecture.md lists it).
+KernelChoice choice() {
+  static const KernelChoice c = kernel_choice(std::getenv("GLASSGRAD_ATTN_KERNELS"));
+  return c;
+}
 
 // The parameter block, after the checks of what the kernels cannot take.
 GGAttention checked_params(const AttentionGeometry& g, const AttentionLayout& lay, const LaunchSite& site) {
@@ -39,7 +50,7 @@ GGAttention checked_params(const AttentionGeometry& g, const AttentionLayout& la
                                .fix("make query, key and value contiguous first: x.contiguous()")
                                .str());
   }
-  return params_of(g, lay);
+  return params_of(g, lay, choice() != KernelChoice::Previous);
 }
 
 Dim3 dims(const Grid& g) { return Dim3{g.x, g.y, g.z}; }
@@ -87,7 +98,8 @@ void backward(const KernelContext& c) {
     launch(s, st, "gg_attn_prep_f32", dims(prep_grid(g, t)), Dim3{static_cast<unsigned>(t.threads)}, site, p,
            c.outputs[0].data_ptr(), dsum, c.inputs[0].data_ptr(), c.inputs[4].data_ptr());
     if (g.s == 0) return;
-    launch(s, st, "gg_attn_bwd_f32", dims(dkv_grid(g, t)), Dim3{static_cast<unsigned>(t.threads)}, site, p,
+    const char* kernel = atomic_backward_kernel(g, t, choice());
+    launch(s, st, kernel, dims(dkv_grid(g, t)), Dim3{static_cast<unsigned>(atomic_backward_threads(kernel, t))}, site, p,
            c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
            g.mask_grad ? c.outputs[3].data_ptr() : nullptr, static_cast<const void*>(dsum), c.inputs[0].data_ptr(),
            c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[5].data_ptr(), mask, seed);

@@ -20,10 +20,14 @@
 //                 attention_plan.h): gg_attn_prep writes D and zeroes dq; gg_attn_bwd is
 //                 gg_attn_dkv that also adds each query tile's share scale ds K into dq with
 //                 atomics: five tile products per key and query tile instead of seven.
+//   gg_attn_bwd_resident: gg_attn_bwd where E and Ev fit one resident chunk (EC), with 128
+//                 threads, the next query tile fetched into registers, four barriers a tile
+//                 (backward_resident's comment). Every kernel with causal row blocks takes its
+//                 work items heaviest first (work_item).
 // In gg_attn_dq and gg_attn_dkv each output element is written by one thread of one block, and
 // each thread adds its terms in a fixed order: the results are deterministic (no atomics, so FP64
-// needs no sm_60 atomicAdd). gg_attn_bwd's dq sums the key blocks' shares in the order the
-// atomics land (its dk, dv and dmask are deterministic).
+// needs no sm_60 atomicAdd). gg_attn_bwd's (and gg_attn_bwd_resident's) dq sums the key
+// blocks' shares in the order the atomics land (their dk, dv and dmask are deterministic).
 //
 // Tiles (Cfg below): float BR = 64 (forward) or 32, BC = 32, EC = 64 features resident in
 // shared memory; a thread owns a 4 x 4 block of each score tile (rows ty + TY i, keys tx + 8 j) and
@@ -34,7 +38,7 @@
 // (query and key rows then reload per chunk); value and gradient columns beyond EC go to more
 // blocks (grid.y), each recomputing the scores. Shared memory: at most 44 KB (float forward and
 // gg_attn_bwd), 47 KB (double backward); only sm_50 features (FFMA, shuffles, static shared
-// memory, float atomicAdd).
+// memory, float atomicAdd; sm_90's vector atomicAdd behind __CUDA_ARCH__, atomic_add4).
 #include "../attention_rules.h"
 #include "attention_params.h"
 #include "common.cuh"
@@ -133,6 +137,25 @@ struct Matrices {
 constexpr int kTileBatch = 4;
 // Rows of D = rowsum(g * out) a warp sums at a time (row_sums).
 constexpr int kDRows = 4;
+// v = the group of four at A(r, col0 + c) of operand k (a, rs, cs: its matrix and strides) when
+// `in`, zero outside `rows` rows and col0 + `valid_cols` columns; one vector load where the
+// operand allows (vec4) and the group is whole.
+template <typename T>
+__device__ __forceinline__ void load_group(T (&v)[4], const GGAttention& g, const T* a, int k, int64_t rs, int64_t cs,
+                                           bool in, int r, int rows, int col0, int c, int valid_cols) {
+#pragma unroll
+  for (int u = 0; u < 4; ++u) v[u] = T(0);
+  if (in && r < rows && c < valid_cols) {
+    const T* src = a + (int64_t)r * rs + (int64_t)(col0 + c) * cs;
+    if (g.vec4[k] && c + 4 <= valid_cols) {
+      ldg4(src, v);
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; ++u) v[u] = c + u < valid_cols ? src[u * cs] : T(0);
+    }
+  }
+}
+
 template <typename T, int ROWS, int EC, int THREADS>
 __device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const Matrices<T>& mat, int k, int row0, int rows,
                           int col0, int cols) {
@@ -147,18 +170,8 @@ __device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const Matrices
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
       const int f = (int)threadIdx.x + (it0 + b) * THREADS;
-      const int r = f / QUADS, c = (f % QUADS) * 4;
-#pragma unroll
-      for (int u = 0; u < 4; ++u) v[b][u] = T(0);
-      if (it0 + b < ITERS && f < ITEMS && row0 + r < rows && c < valid_cols) {
-        const T* src = a + (int64_t)(row0 + r) * rs + (int64_t)(col0 + c) * cs;
-        if (g.vec4[k] && c + 4 <= valid_cols) {
-          ldg4(src, v[b]);
-        } else {
-#pragma unroll
-          for (int u = 0; u < 4; ++u) v[b][u] = c + u < valid_cols ? src[u * cs] : T(0);
-        }
-      }
+      load_group(v[b], g, a, k, rs, cs, it0 + b < ITERS && f < ITEMS, row0 + f / QUADS, rows, col0, (f % QUADS) * 4,
+                 valid_cols);
     }
 #pragma unroll
     for (int b = 0; b < BATCH; ++b) {
@@ -186,6 +199,21 @@ __device__ __forceinline__ void dot_rows(const T (*A)[PA], const T (*B)[PB], T (
   }
 }
 
+// acc[i][4 q + u] += a[i] * brow[4 tx + 4 TX q + u]: one step k of times_rows and times_cols
+// (brow = B[k], a[i] = the left operand's row ty + TY i at k).
+template <typename T, int TX, int NQ>
+__device__ __forceinline__ void add_outer(const T (&a)[4], const T* brow, T (&acc)[4][4 * NQ], int tx) {
+  T b[NQ][4];
+#pragma unroll
+  for (int q = 0; q < NQ; ++q) lds4(&brow[4 * tx + 4 * TX * q], b[q]);
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int q = 0; q < NQ; ++q)
+#pragma unroll
+      for (int u = 0; u < 4; ++u) acc[i][4 * q + u] = fma(a[i], b[q][u], acc[i][4 * q + u]);
+}
+
 // acc[i][4 q + u] += sum_{k < kn} A[ty + TY i][k] * B[k][4 tx + 4 TX q + u]   (kn a multiple of 4)
 template <typename T, int TY, int TX, int NQ, int PA, int PB>
 __device__ __forceinline__ void times_rows(const T (*A)[PA], const T (*B)[PB], T (&acc)[4][4 * NQ], int kn, int ty,
@@ -196,18 +224,51 @@ __device__ __forceinline__ void times_rows(const T (*A)[PA], const T (*B)[PB], T
     for (int i = 0; i < 4; ++i) lds4(&A[ty + TY * i][k], a[i]);
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
-      T b[NQ][4];
-#pragma unroll
-      for (int q = 0; q < NQ; ++q) lds4(&B[k + kk][4 * tx + 4 * TX * q], b[q]);
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int q = 0; q < NQ; ++q)
-#pragma unroll
-          for (int u = 0; u < 4; ++u) acc[i][4 * q + u] = fma(a[i][kk], b[q][u], acc[i][4 * q + u]);
+      const T ak[4] = {a[0][kk], a[1][kk], a[2][kk], a[3][kk]};
+      add_outer<T, TX, NQ>(ak, B[k + kk], acc, tx);
     }
   }
 }
+
+// acc[i][4 q + u] += sum_{k < kn} At[k][ty + TY i] * B[k][4 tx + 4 TX q + u]: times_rows with
+// the left operand stored transposed (scalar reads of At's columns; kn a multiple of 4).
+template <typename T, int TY, int TX, int NQ, int PA, int PB>
+__device__ __forceinline__ void times_cols(const T (*At)[PA], const T (*B)[PB], T (&acc)[4][4 * NQ], int kn, int ty,
+                                           int tx) {
+  for (int k = 0; k < kn; k += 4) {
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      const T a[4] = {At[k + kk][ty], At[k + kk][ty + TY], At[k + kk][ty + 2 * TY], At[k + kk][ty + 3 * TY]};
+      add_outer<T, TX, NQ>(a, B[k + kk], acc, tx);
+    }
+  }
+}
+
+// Work item t of `blocks` row blocks times g.batch batch elements: its row block and batch
+// element. With g.heavy_first (the default, docs/attention.md "Order of the blocks"), the batch
+// elements go in groups of kOrderGroup and, inside a group, row block by row block from the one
+// with the most tiles to walk (causal: the first key block of the backward, the last query block
+// of the forward), so the blocks that start last are the shortest and the grid ends together;
+// a group's operands (128 heads of 256 x 64 floats: 16 MB of q and g) stay in the L2 cache
+// between its row blocks. Otherwise the row blocks of one batch element follow each other.
+constexpr int kOrderGroup = 128;
+__device__ __forceinline__ void work_item(const GGAttention& g, int64_t t, int blocks, bool last_heaviest, int& blk,
+                                          int64_t& z) {
+  if (!g.heavy_first || !g.causal) {
+    blk = (int)(t % blocks);
+    z = t / blocks;
+    return;
+  }
+  const int64_t per = (int64_t)blocks * kOrderGroup, grp = t / per, r = t % per;
+  const int64_t zg = min((int64_t)kOrderGroup, g.batch - grp * kOrderGroup);
+  const int b = (int)(r / zg);
+  z = grp * kOrderGroup + r % zg;
+  blk = last_heaviest ? blocks - 1 - b : b;
+}
+__device__ __forceinline__ int64_t block_rank() {
+  return blockIdx.x + (int64_t)gridDim.x * (blockIdx.y + (int64_t)gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ int64_t block_count() { return (int64_t)gridDim.x * gridDim.y * gridDim.z; }
 
 // The scores of a tile in base 2 (scale * log2(e) * acc + log2(e) * mask), -inf where hidden
 // (key past S, the causal triangle) or where the mask is -inf. Rows i0 + ty + TY a, keys
@@ -272,9 +333,15 @@ __device__ void forward(const GGAttention& g, T* out, T* lse, const T* q, const 
   const int q_blocks = (g.L + BR - 1) / BR, v_chunks = (g.Ev + EC - 1) / EC;
   const bool q_resident = g.E <= EC;
   const T* const base[GG_ATTN_OPERANDS] = {q, k, v, nullptr, nullptr, nullptr, g.masked ? mask : nullptr};
-  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+  // Work items (query block, batch element) over the blocks of grid.x and grid.z; grid.y the
+  // value chunks.
+  const int64_t items = (int64_t)q_blocks * g.batch;
+  for (int64_t t = blockIdx.x + (int64_t)gridDim.x * blockIdx.z; t < items; t += (int64_t)gridDim.x * gridDim.z) {
+    int qb;
+    int64_t z;
+    work_item(g, t, q_blocks, true, qb, z);
     const Matrices<T> mat(g, base, z);
-    for (int qb = blockIdx.x; qb < q_blocks; qb += gridDim.x) {
+    {
       const int i0 = qb * BR;
       for (int vc = blockIdx.y; vc < max(v_chunks, 1); vc += gridDim.y) {
         const int v0 = vc * EC;
@@ -592,10 +659,11 @@ __device__ void backward_dkv(const GGAttention& g, T* dq, T* dk, T* dv, T* dmask
         for (int a = 0; a < 4; ++a)
 #pragma unroll
           for (int c = 0; c < 4 * NQ; ++c) ak[a][c] = av[a][c] = T(0);
-        // Queries before the block's first key see none of its keys (causal): start at its tile.
+        // Queries before the block's first key see none of its keys (causal): start at its tile
+        // (their rows of dmask, those that exist, are zero).
         const int first = g.causal ? (j0 / BC) * BC : 0;
         if (g.mask_grad && ch == 0 && first > 0) {
-          for (int f = threadIdx.x; f < first * BR; f += C::THREADS) {
+          for (int f = threadIdx.x; f < min(first, g.L) * BR; f += C::THREADS) {
             const int i = f / BR, j = j0 + f % BR;
             if (j < g.S) dmask[((int64_t)z * g.L + i) * g.S + j] = T(0);
           }
@@ -711,6 +779,203 @@ __device__ void backward_dkv(const GGAttention& g, T* dq, T* dk, T* dv, T* dmask
   }
 }
 
+// dst[u] += v[u] for u < valid with atomics: one 16-byte vector atomic where the GPU has them
+// (sm_90) and the group is whole and aligned, else one atomic a value.
+__device__ __forceinline__ void atomic_add4(float* dst, const float (&v)[4], int valid) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && \
+    (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 4))
+  if (valid >= 4 && aligned16(dst)) {
+    atomicAdd(reinterpret_cast<float4*>(dst), make_float4(v[0], v[1], v[2], v[3]));
+    return;
+  }
+#endif
+#pragma unroll
+  for (int u = 0; u < 4; ++u)
+    if (u < valid) atomicAdd(dst + u, v[u]);
+}
+
+// ---- backward, features resident (E, Ev <= EC): dk, dv, dq by atomics (and dmask) --------------
+// gg_attn_bwd's arithmetic (float32) for features within one chunk, by 128 threads: two halves
+// of Cfg<float, 32>'s 64-thread layout. Per query tile:
+//   1. the tile's q and g (fetched into registers during the previous tile) go to shared memory;
+//   2. half 0 computes the scores k q^T, half 1 dp^T = v g^T (4 x 4 register blocks each), into
+//      DS (transposed: queries x keys) and Ps (keys x queries);
+//   3. each thread turns 8 of them into ds and pd (queries tx + TX b, b = 2 half, 2 half + 1:
+//      one Philox each for its four keys), in place: ds into DS, pd^T into Ps;
+//   4. half h computes columns 32 h.. of the three products: scale ds k (added into dq with
+//      atomics, vector atomics on sm_90, by each thread for its 4 rows x 4 columns), dv += pd^T g
+//      and dk += ds^T q (reading DS transposed); the next tile's q, g, lse and D are fetched
+//      into registers meanwhile.
+// Four barriers a tile (gg_attn_bwd: nine); the key block's k and v are loaded once; no wait on
+// global memory inside a tile; work items heaviest first (work_item). 128 threads with at most
+// 128 registers: 16 warps on a multiprocessor (gg_attn_bwd: 8).
+constexpr int kResidentThreads = 128;
+template <typename T>
+__device__ void backward_resident(const GGAttention& g, T* dq, T* dk, T* dv, T* dmask, const T* dsum, const T* go,
+                                  const T* q, const T* k, const T* v, const T* lse, const T* mask,
+                                  const int64_t* seed_ptr) {
+  typedef Cfg<T, 32> C;
+  constexpr int BR = C::BR, BC = C::BC, EC = C::EC, TY = C::TY, TX = C::TX, THREADS = kResidentThreads;
+  constexpr int QUADS = EC / 4, FETCH = BC * QUADS / THREADS, HALF = EC / 2;  // FETCH: groups a thread fetches
+  static_assert(BR == BC && BC * QUADS % THREADS == 0 && THREADS == 2 * C::THREADS && HALF == 4 * TX,
+                "two halves of the 64-thread layout; a half's products cover EC / 2 columns");
+  __shared__ __align__(16) T Ks[BR][EC + 4];
+  __shared__ __align__(16) T Vs[BR][EC + 4];
+  __shared__ __align__(16) T Qs[BC][EC + 4];
+  __shared__ __align__(16) T Gs[BC][EC + 4];
+  __shared__ __align__(16) T Ps[BR][BC + 4];  // dp^T, then pd^T (keys x queries): dv's left operand
+  // scores, then ds (queries x keys): dq's left operand, and dk's read transposed; the pitch
+  // BR + 4 puts the transposing stores of a warp (query tx + 8 b, key ty + 8 a) on 32 banks.
+  __shared__ __align__(16) T DS[BC][BR + 4];
+  const int half = (int)threadIdx.x / C::THREADS, lt = (int)threadIdx.x % C::THREADS;
+  const int tx = lt % TX, ty = lt / TX, col = HALF * half;
+  const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
+  const int k_blocks = (g.S + BR - 1) / BR;
+  const T log2e = (T)1.4426950408889634, scale = (T)(g.scale_log2 * 0.6931471805599453);
+  const int kq = (g.E + 3) & ~3, kv = (g.Ev + 3) & ~3;
+  const T* const base[GG_ATTN_OPERANDS] = {q, k, v, go, nullptr, lse, g.masked ? mask : nullptr};
+  // This half's columns of the right operands of step 4.
+  const T(*Kh)[EC + 4] = reinterpret_cast<const T(*)[EC + 4]>(&Ks[0][col]);
+  const T(*Qh)[EC + 4] = reinterpret_cast<const T(*)[EC + 4]>(&Qs[0][col]);
+  const T(*Gh)[EC + 4] = reinterpret_cast<const T(*)[EC + 4]>(&Gs[0][col]);
+  const int64_t items = (int64_t)k_blocks * g.batch;
+  for (int64_t t = block_rank(); t < items; t += block_count()) {
+    int kb;
+    int64_t z;
+    work_item(g, t, k_blocks, false, kb, z);
+    const Matrices<T> mat(g, base, z);
+    const int j0 = kb * BR;
+    __syncthreads();  // the previous item's readers of Ks and Vs are done
+    load_tile<T, BR, EC, THREADS>(Ks, g, mat, GG_ATTN_K, j0, g.S, 0, g.E);
+    load_tile<T, BR, EC, THREADS>(Vs, g, mat, GG_ATTN_V, j0, g.S, 0, g.Ev);
+    // Queries before the block's first key see none of its keys (causal): start at its tile
+    // (their rows of dmask, those that exist, are zero).
+    const int first = g.causal ? j0 : 0;
+    if (g.mask_grad && first > 0) {
+      for (int f = threadIdx.x; f < min(first, g.L) * BR; f += THREADS) {
+        const int i = f / BR, j = j0 + f % BR;
+        if (j < g.S) dmask[((int64_t)z * g.L + i) * g.S + j] = T(0);
+      }
+    }
+    T ak[4][4], av[4][4];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) ak[a][c] = av[a][c] = T(0);
+    // Query tile i0's operands in registers: groups n of q and g (tile row f / QUADS, columns
+    // 4 (f % QUADS).., f = threadIdx.x + n THREADS), and lse (base 2) and D of the thread's
+    // queries of step 3, i0 + tx + TX (2 half + n).
+    T qf[FETCH][4], gf[FETCH][4], lf[2], df[2];
+    auto fetch = [&](int i0) {
+#pragma unroll
+      for (int n = 0; n < FETCH; ++n) {
+        const int f = (int)threadIdx.x + n * THREADS, r = i0 + f / QUADS, c = (f % QUADS) * 4;
+        load_group(qf[n], g, mat[GG_ATTN_Q], GG_ATTN_Q, g.row[GG_ATTN_Q], g.col[GG_ATTN_Q], true, r, g.L, 0, c, g.E);
+        load_group(gf[n], g, mat[GG_ATTN_GO], GG_ATTN_GO, g.row[GG_ATTN_GO], g.col[GG_ATTN_GO], true, r, g.L, 0, c,
+                   g.Ev);
+      }
+#pragma unroll
+      for (int n = 0; n < 2; ++n) {
+        const int i = i0 + tx + TX * (2 * half + n);
+        lf[n] = i < g.L ? mat[GG_ATTN_LSE][(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
+        df[n] = i < g.L ? dsum[(int64_t)z * g.L + i] : T(0);
+      }
+    };
+    if (first < g.L) fetch(first);
+    for (int i0 = first; i0 < g.L; i0 += BC) {
+      __syncthreads();  // the previous tile's readers of Qs, Gs, Ps and DS are done
+#pragma unroll
+      for (int n = 0; n < FETCH; ++n) {
+        const int f = (int)threadIdx.x + n * THREADS;
+        stg4(&Qs[f / QUADS][(f % QUADS) * 4], qf[n]);
+        stg4(&Gs[f / QUADS][(f % QUADS) * 4], gf[n]);
+      }
+      T lr[2], dr[2];
+#pragma unroll
+      for (int n = 0; n < 2; ++n) {
+        lr[n] = lf[n];
+        dr[n] = df[n];
+      }
+      __syncthreads();  // Qs and Gs (and, on the first tile, Ks and Vs) are complete
+      {  // step 2
+        T s[4][4];
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int b = 0; b < 4; ++b) s[a][b] = T(0);
+        if (half == 0) {
+          dot_rows<T, TY, TX, EC + 4, EC + 4>(Ks, Qs, s, kq, ty, tx);
+          base2_scores<T, TY, TX, true>(g, mat[GG_ATTN_MASK], j0, i0, s, ty, tx);
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) DS[tx + TX * b][ty + TY * a] = s[a][b];
+        } else {
+          dot_rows<T, TY, TX, EC + 4, EC + 4>(Vs, Gs, s, kv, ty, tx);
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = s[a][b];
+        }
+      }
+      __syncthreads();  // the scores and dp^T are complete
+#pragma unroll
+      for (int n = 0; n < 2; ++n) {  // step 3: query i0 + tx + TX b, keys j0 + ty + TY a
+        const int b = 2 * half + n;
+        T w[4] = {T(1), T(1), T(1), T(1)};
+        if (g.dropout) dropout4(g, seed, z * (int64_t)g.L + i0 + tx + TX * b, j0 + ty, w);
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          T& sc = DS[tx + TX * b][ty + TY * a];
+          T& dp = Ps[ty + TY * a][tx + TX * b];
+          const T p = lr[n] == neg_inf<T>() ? T(0) : exp2_(sc - lr[n]);
+          const T ds = p * (dp * w[a] - dr[n]);
+          sc = ds;
+          dp = p * w[a];
+          const int i = i0 + tx + TX * b, j = j0 + ty + TY * a;
+          if (g.mask_grad && i < g.L && j < g.S) dmask[((int64_t)z * g.L + i) * g.S + j] = ds;
+        }
+      }
+      __syncthreads();  // ds and pd^T are complete
+      {  // step 4: dq rows i0.. += scale ds k, this thread's rows ty + TY a and columns col + 4 tx..
+        T acc[4][4];
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int c = 0; c < 4; ++c) acc[a][c] = T(0);
+        times_rows<T, TY, TX, 1, BR + 4, EC + 4>(DS, Kh, acc, (min(BR, g.S - j0) + 3) & ~3, ty, tx);
+        const int c = col + 4 * tx;
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          const int i = i0 + ty + TY * a;
+          if (i >= g.L || c >= g.E) continue;
+          T w[4];
+#pragma unroll
+          for (int u = 0; u < 4; ++u) w[u] = acc[a][u] * scale;
+          atomic_add4(dq + ((int64_t)z * g.L + i) * g.E + c, w, g.E - c);
+        }
+      }
+      if (i0 + BC < g.L) fetch(i0 + BC);  // waited on at the next tile's stores
+      const int kl = (min(BC, g.L - i0) + 3) & ~3;
+      times_rows<T, TY, TX, 1, BC + 4, EC + 4>(Ps, Gh, av, kl, ty, tx);  // dv += pd^T g
+      times_cols<T, TY, TX, 1, BR + 4, EC + 4>(DS, Qh, ak, kl, ty, tx);  // dk += ds^T q
+    }
+    const int c = col + 4 * tx;
+#pragma unroll
+    for (int a = 0; a < 4; ++a) {
+      const int j = j0 + ty + TY * a;
+      if (j >= g.S) continue;
+      T w[4];
+      T* dst = dk + ((int64_t)z * g.S + j) * g.E + c;
+#pragma unroll
+      for (int u = 0; u < 4; ++u) w[u] = ak[a][u] * scale;
+      if (c < g.E) store4(dst, w, g.E - c, aligned16(dst));
+      dst = dv + ((int64_t)z * g.S + j) * g.Ev + c;
+      if (c < g.Ev) store4(dst, av[a], g.Ev - c, aligned16(dst));
+    }
+  }
+}
+
 }  // namespace gg_attn
 
 #define GG_ATTN(suffix, T)                                                                                         \
@@ -743,4 +1008,20 @@ GG_KERNEL void __launch_bounds__(gg_attn::Cfg<float, 32>::THREADS)
                     const float* go, const float* q, const float* k, const float* v, const float* lse,
                     const float* mask, const int64_t* seed) {
   gg_attn::backward_dkv<float, true>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
+}
+// gg_attn_bwd for query/key and value features within one chunk (E, Ev <= 64): attention.cpp
+// picks it there. Two register budgets of one kernel: 128 a thread (4 blocks, 16 warps on an
+// sm_90 multiprocessor, a few spilled words) and 168 (3 blocks, no spill); GLASSGRAD_ATTN_KERNELS
+// selects (attention.cpp).
+GG_KERNEL void __launch_bounds__(gg_attn::kResidentThreads, 4)
+    gg_attn_bwd_resident_f32(GGAttention g, float* dq, float* dk, float* dv, float* dmask, const float* dsum,
+                             const float* go, const float* q, const float* k, const float* v, const float* lse,
+                             const float* mask, const int64_t* seed) {
+  gg_attn::backward_resident<float>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
+}
+GG_KERNEL void __launch_bounds__(gg_attn::kResidentThreads, 3)
+    gg_attn_bwd_resident168_f32(GGAttention g, float* dq, float* dk, float* dv, float* dmask, const float* dsum,
+                              const float* go, const float* q, const float* k, const float* v, const float* lse,
+                              const float* mask, const int64_t* seed) {
+  gg_attn::backward_resident<float>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
 }

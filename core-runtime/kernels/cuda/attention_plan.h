@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "attention_params.h"
 #include "attention_layout.h"
@@ -19,12 +20,13 @@ static_assert(GG_ATTN_Q == kAttnQuery && GG_ATTN_K == kAttnKey && GG_ATTN_V == k
                   GG_ATTN_MASK == kAttnMask && GG_ATTN_OPERANDS == kAttnSlots,
               "the operand slots of the parameter block and of attention_layout.h must agree");
 
-// Rows and features per block and the threads of each kernel (attention.cu's Cfg).
+// Rows and features per block and the threads of each kernel (attention.cu's Cfg; resident_threads:
+// gg_attn_bwd_resident's kResidentThreads).
 struct Tiles {
-  int fwd_rows, rows, features, fwd_threads, threads;
+  int fwd_rows, rows, features, fwd_threads, threads, resident_threads;
 };
 inline Tiles tiles_of(DType dt) {
-  return dt == DType::Float32 ? Tiles{64, 32, 64, 128, 64} : Tiles{32, 32, 32, 64, 64};
+  return dt == DType::Float32 ? Tiles{64, 32, 64, 128, 64, 128} : Tiles{32, 32, 32, 64, 64, 64};
 }
 
 struct Grid {
@@ -57,9 +59,28 @@ inline Grid prep_grid(const AttentionGeometry& g, const Tiles& t) {
 // takes the two-kernel path (no double atomicAdd before sm_60).
 inline bool atomic_dq(DType dt, bool deterministic) { return dt == DType::Float32 && !deterministic; }
 
+// Which kernels the float32 backward with atomics launches after gg_attn_prep: gg_attn_bwd_resident
+// (on dkv_grid, resident_threads) when the query/key and value features fit one resident chunk,
+// gg_attn_bwd otherwise. GLASSGRAD_ATTN_KERNELS (attention.cpp) picks a register budget of the
+// resident kernel for measurements (`resident168`), or `previous`: gg_attn_bwd everywhere and the
+// forward's blocks in batch order (params_of's heavy_first off).
+enum class KernelChoice { Default, Resident168, Previous };
+inline KernelChoice kernel_choice(const char* env) {
+  const std::string v = env ? env : "";
+  return v == "previous" ? KernelChoice::Previous : v == "resident168" ? KernelChoice::Resident168 : KernelChoice::Default;
+}
+// The kernel after gg_attn_prep (its symbol) and its threads.
+inline const char* atomic_backward_kernel(const AttentionGeometry& g, const Tiles& t, KernelChoice c) {
+  if (c == KernelChoice::Previous || g.e > t.features || g.ev > t.features) return "gg_attn_bwd_f32";
+  return c == KernelChoice::Resident168 ? "gg_attn_bwd_resident168_f32" : "gg_attn_bwd_resident_f32";
+}
+inline int atomic_backward_threads(const char* kernel, const Tiles& t) {
+  return std::string(kernel) == "gg_attn_bwd_f32" ? t.threads : t.resident_threads;
+}
+
 // The parameter block: sizes, strides by slot, flags and the dropout constants. The caller has
 // checked that the sizes fit 31 bits and that the batch axes collapse to at most GG_MAX_DIMS.
-inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& lay) {
+inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& lay, bool heavy_first = true) {
   GGAttention p{};
   p.L = static_cast<int32_t>(g.l);
   p.S = static_cast<int32_t>(g.s);
@@ -87,6 +108,7 @@ inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& 
   p.masked = g.masked ? 1 : 0;
   p.dropout = g.dropout() ? 1 : 0;
   p.mask_grad = g.mask_grad ? 1 : 0;
+  p.heavy_first = heavy_first ? 1 : 0;
   p.scale_log2 = g.scale * 1.4426950408889634;
   p.keep_threshold = attention_rule::keep_threshold(g.dropout_p);
   p.keep_scale = g.dropout_p >= 1.0 ? 0.0 : 1.0 / (1.0 - g.dropout_p);
