@@ -15,12 +15,7 @@ RetainScope::~RetainScope() { t_retain = previous_; }
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, const Device& device, const std::string& name) {
   Allocator& a = allocator_for(device);
-  void* p = a.allocate(nbytes, name);
-  std::shared_ptr<Storage> s(new Storage());
-  s->data_ = p;
-  s->nbytes_ = nbytes;
-  s->device_ = device;
-  s->name_ = name;
+  std::shared_ptr<Storage> s = wrap(a.allocate(nbytes, name), nbytes, device, nullptr, name);
   s->allocator_ = &a;
   if (t_retain) t_retain->push_back(s);
   return s;
@@ -28,7 +23,11 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, const Device& device, 
 
 std::shared_ptr<Storage> Storage::wrap(void* data, size_t nbytes, const Device& device,
                                        std::function<void()> release, const std::string& name) {
-  std::shared_ptr<Storage> s(new Storage());
+  // The storage and its reference counts in one block (make_shared), where `new` and the
+  // shared_ptr's counts were two allocations per storage: every computed value's buffer, and on
+  // a GPU each lent output of every replay (docs/performance.md, "The plain loop's host work").
+  struct Made : Storage {};  // (a local class: Storage's private constructor is this function's to call)
+  std::shared_ptr<Storage> s = std::make_shared<Made>();
   s->data_ = data;
   s->nbytes_ = nbytes;
   s->device_ = device;

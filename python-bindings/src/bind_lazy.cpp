@@ -317,7 +317,7 @@ void bind_lazy(py::module_& m) {
              const AttrValue* a = v->producer && !v->is_leaf() ? v->producer->attrs->find(key) : nullptr;
              return a ? py::cast(*a) : py::none();
            }, py::arg("key"))
-      .def_property("name", [](const Handle& h) { return h.value()->name; },
+      .def_property("name", [](const Handle& h) { return h.value()->name.str(); },
                     [](Handle& h, const std::string& n) { h.value()->name = n; })
       .def("data", [](const Handle& h) { return lazy::data(h.value()); }, "Realizes and returns the runtime tensor.")
       .def("item", [](const Handle& h) -> py::object {

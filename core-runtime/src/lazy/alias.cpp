@@ -419,7 +419,7 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
     throw StateError(ErrorMessage(std::string(view ? "a view of a leaf Variable" : "a leaf Variable") +
                                   " that requires grad is being used in an in-place operation.")
                          .detail(where + " writes " + (view ? "a view of " : "") +
-                                 (old_base->name.empty() ? std::string("a tensor") : "'" + old_base->name + "'") +
+                                 (old_base->name.empty() ? std::string("a tensor") : "'" + old_base->name.str() + "'") +
                                  " " + old_base->info.str() + ", which requires gradients")
                          .cause("an in-place change of a parameter would change the value its gradient is taken at")
                          .fix("update parameters under glassgrad.no_grad() (as optimizers do), or compute a new "
@@ -779,7 +779,7 @@ std::string saved_tensor_headline(const TraceValue& v, bool saved_output) {
 }
 
 void throw_modified(const TraceValue& v) {
-  const std::string name = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
+  const std::string name = v.name.empty() ? std::string("a tensor") : "'" + v.name.str() + "'";
   throw StateError(ErrorMessage(saved_tensor_headline(v, false))
                        .detail(name + " " + v.info.str() + ": " + v.invalid.str())
                        .cause("backward() needs the value it had when the forward pass used it, and an in-place "

@@ -383,14 +383,16 @@ void import_node(Export& ex, const OpSchema& schema, std::shared_ptr<const Attrs
   }
   node->hash = hashes ? hashes->first : node_hash(schema, *node->attrs, outputs);
   node->meta_hash = hashes ? hashes->second : meta_hash(*node->meta);
-  node->inputs.reserve(inputs.size());
+  // The lists and shapes in buffers of nodes and values that died (trace_pool::spare).
+  node->inputs = trace_pool::spare<std::vector<ValuePtr>>(inputs.size());
   for (ValueId in : inputs) node->inputs.push_back(value_of(ex, in));
   const size_t end = static_cast<size_t>(first_output) + outputs.size();
   if (ex.by_id.size() < end) ex.by_id.resize(end);
-  node->outputs.reserve(outputs.size());
+  node->outputs = trace_pool::spare<std::vector<std::weak_ptr<TraceValue>>>(outputs.size());
   for (size_t k = 0; k < outputs.size(); ++k) {
     auto v = new_value();
     v->seq = next_seq();
+    v->info.shape = trace_pool::spare<Shape>(outputs[k].shape.size());
     v->info = outputs[k];
     v->producer = node;
     v->output_index = static_cast<int>(k);
@@ -487,7 +489,7 @@ ValuePtr run_hooks(const TraceValue& v, ValuePtr g, bool differentiable = false)
 // Adds g to v's accumulated gradient (leaves).
 void accumulate_grad(const ValuePtr& v, ValuePtr g) {
   if (v->grad) g = record_untracked("Add", {v->grad, g}, v->name);
-  if (g->name.empty() && !v->name.empty()) g->name = v->name + ".grad";  // names its buffer
+  if (g->name.empty() && !v->name.empty()) g->name = v->name.grad();  // names its buffer
   set_grad(v, g);
 }
 
@@ -512,7 +514,7 @@ void retain_gradient(const ValuePtr& v, ValuePtr g, bool differentiable) {
       g = record_untracked("Add", {held, g}, v->name);
     }
   }
-  if (g->name.empty() && !v->name.empty()) g->name = v->name + ".grad";  // names its buffer
+  if (g->name.empty() && !v->name.empty()) g->name = v->name.grad();  // names its buffer
   set_grad(v, g);
 }
 
@@ -882,7 +884,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
       g = record_untracked("Contiguous", {g}, leaf->name);
     }
     if (sync && synced[i]) {  // a synced gradient already holds the old one
-      if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";
+      if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name.grad();
       set_grad(leaf, g);
     } else {
       accumulate_grad(leaf, g);

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <vector>
 
 #include "glassgrad/runtime/lazy.h"
 
@@ -100,6 +101,75 @@ struct Allocator {
     return false;
   }
 };
+
+// The buffers of a node's input and output lists and of a value's shape, kept per thread when
+// the node or value dies (keep) for the next one made (spare): each was an allocation and a free
+// per node and value, served by glibc's slow paths once a step's frees overflowed its per-size
+// caches (about 1,600 a ResNet-18 step; docs/performance.md, "The plain loop's host work").
+// A buffer waits in the list of its capacity (1 to kSizes - 1 elements: shapes of rank up to 8,
+// nodes of up to 8 inputs or outputs; larger ones are freed), at most kMaxSpare of them a list.
+// Invariants as the block lists': each thread its own lists, no locks; at thread exit the lists'
+// buffers are freed and later keeps on that thread (interpreter teardown) free their buffer.
+constexpr size_t kSizes = 9;
+constexpr size_t kMaxSpare = size_t{1} << 12;
+
+template <class V>
+struct SpareLists {
+  // Trivially destructible, so it may be read after the thread's objects with destructors are gone.
+  struct Lists {
+    std::vector<V>* by_capacity[kSizes];
+    bool closed;
+  };
+  static thread_local Lists lists;
+  struct Closer {
+    ~Closer() {
+      Lists& l = lists;
+      for (std::vector<V>*& list : l.by_capacity) {
+        delete list;
+        list = nullptr;
+      }
+      l.closed = true;
+    }
+  };
+  static thread_local Closer closer;
+};
+template <class V>
+thread_local typename SpareLists<V>::Lists SpareLists<V>::lists{{}, false};
+template <class V>
+thread_local typename SpareLists<V>::Closer SpareLists<V>::closer;
+
+// An empty vector with room for n elements: a kept buffer of capacity n when one waits.
+template <class V>
+V spare(size_t n) {
+  if (n > 0 && n < kSizes) {
+    std::vector<V>* list = SpareLists<V>::lists.by_capacity[n];
+    if (list && !list->empty()) {
+      V v = std::move(list->back());
+      list->pop_back();
+      return v;
+    }
+  }
+  V v;
+  v.reserve(n);
+  return v;
+}
+
+// Empties v (its elements released) and keeps its buffer for spare(); v is left without one.
+template <class V>
+void keep(V& v) {
+  v.clear();
+  const size_t n = v.capacity();
+  if (n == 0 || n >= kSizes) return;
+  typename SpareLists<V>::Lists& l = SpareLists<V>::lists;
+  if (l.closed) return;
+  std::vector<V>*& list = l.by_capacity[n];
+  if (!list) {
+    (void)&SpareLists<V>::closer;  // its destructor frees the lists at thread exit
+    list = new std::vector<V>();
+  }
+  if (list->size() >= kMaxSpare) return;
+  list->push_back(std::move(v));
+}
 
 }  // namespace trace_pool
 

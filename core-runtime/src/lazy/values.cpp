@@ -111,11 +111,14 @@ TraceNode::~TraceNode() {
     n->stop_counting_reads();
     release_inputs(n->inputs);
   }
+  trace_pool::keep(inputs);  // the lists' buffers serve the next nodes made (trace_pool.h)
+  trace_pool::keep(outputs);
 }
 
 TraceValue::~TraceValue() {
   if (pending_at >= 0) forget_pending(this);
   release_if_unreachable(producer.get());
+  trace_pool::keep(info.shape);  // for the next value made (trace_pool.h)
 }
 
 void pin(const ValuePtr& v) {
@@ -243,8 +246,30 @@ const std::string& InvalidReason::str() const {
   return text_ ? *text_ : *none;
 }
 
+ValueName& ValueName::operator=(const std::string& text) {
+  if (text.empty()) {
+    text_.reset();
+  } else {
+    text_ = std::make_shared<const Text>(Text{text, nullptr});
+  }
+  return *this;
+}
+
+const std::string& ValueName::str() const {
+  static const std::string* const none = new std::string();  // never freed: values may outlive static destruction
+  return text_ ? text_->text : *none;
+}
+
+ValueName ValueName::grad() const {
+  ValueName g;
+  if (!text_) return g;
+  if (!text_->grad) text_->grad = std::make_shared<const Text>(Text{text_->text + ".grad", nullptr});
+  g.text_ = text_->grad;
+  return g;
+}
+
 void throw_invalid(const TraceValue& v) {
-  const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
+  const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name.str() + "'";
   throw ValueError(ErrorMessage("cannot use " + what + " " + shape_str(v.info.shape) + ": " + v.invalid.str())
                        .cause("this value was computed before an in-place update (e.g. optimizer.step()) "
                               "overwrote its memory")
@@ -254,7 +279,7 @@ void throw_invalid(const TraceValue& v) {
 }
 
 void throw_in_flight(const TraceValue& v) {
-  const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
+  const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name.str() + "'";
   const TraceNode& n = *v.producer;
   throw ValueError(ErrorMessage("cannot compute " + what + " " + shape_str(v.info.shape) + " (from " +
                                 node_where(n.schema->name, n.meta->scope) +
@@ -418,17 +443,20 @@ std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& 
   node->schema = &s;
   node->attrs = shared_attrs ? std::move(shared_attrs) : interned_attrs().get(hash, attrs);
   node->meta = shared_meta ? std::move(shared_meta) : interned_meta().get(mhash, meta);
-  node->inputs = inputs;
+  // The lists and shapes in buffers of nodes and values that died (trace_pool::spare).
+  node->inputs = trace_pool::spare<std::vector<ValuePtr>>(inputs.size());
+  node->inputs.assign(inputs.begin(), inputs.end());
   node->hash = hash;
   node->meta_hash = mhash;
-  node->outputs.reserve(outs.size());
+  node->outputs = trace_pool::spare<std::vector<std::weak_ptr<TraceValue>>>(outs.size());
   std::vector<ValuePtr> made;
   if (!into) made.reserve(outs.size());  // (a caller's list is reserved by the caller: no regrowth per node)
   std::vector<ValuePtr>& values = into ? *into : made;
   for (size_t k = 0; k < outs.size(); ++k) {
     auto v = new_value();
     v->seq = next_seq();
-    v->info = outs[k];
+    v->info.shape = trace_pool::spare<Shape>(outs[k].shape.size());
+    v->info = outs[k];  // (copied into the shape's buffer)
     v->producer = node;
     v->output_index = static_cast<int>(k);
     v->requires_grad = track && is_floating(outs[k].dtype);

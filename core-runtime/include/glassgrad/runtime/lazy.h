@@ -100,6 +100,30 @@ class InvalidReason {
   std::shared_ptr<const std::string> text_;
 };
 
+// A value's name ("fc.weight"; its gradient's "fc.weight.grad"), shared, never changed in
+// place: the versions a step's in-place updates make of a parameter or a state tensor take the
+// name of the one they overwrite, and its gradient is named after it, every step, so a copy
+// is a reference count where a string was an allocation (docs/performance.md, "The plain
+// loop's host work (issue 34)").
+class ValueName {
+ public:
+  ValueName() = default;
+  ValueName(const std::string& text) { *this = text; }  // NOLINT(google-explicit-constructor): names are strings
+  ValueName& operator=(const std::string& text);         // "" makes it empty
+  bool empty() const { return !text_; }
+  const std::string& str() const;  // "" when empty()
+  operator const std::string&() const { return str(); }  // NOLINT(google-explicit-constructor)
+  // The name of this value's gradient, "<name>.grad": made once per name and shared after.
+  ValueName grad() const;
+
+ private:
+  struct Text {
+    std::string text;
+    mutable std::shared_ptr<const Text> grad;  // grad()'s name, made on its first call
+  };
+  std::shared_ptr<const Text> text_;
+};
+
 struct TraceValue {
   uint64_t seq = 0;            // creation order: makes exports deterministic
   TensorInfo info;
@@ -108,7 +132,7 @@ struct TraceValue {
   Tensor data;                 // defined once computed (always, for leaves)
   ValueKind kind = ValueKind::Intermediate;
   bool requires_grad = false;
-  std::string name;
+  ValueName name;
   int pins = 0;                // Python handles and gradient slots holding this value
   std::shared_ptr<TraceValue> grad; // accumulated gradient of a leaf (pinned)
   std::shared_ptr<Alias> grad_alias;  // the storage the handles of `grad` share (made when first asked for)
