@@ -463,6 +463,26 @@ def _forget_inference_tensor(key: int):
 # when its tensor is collected. (Not a WeakSet: that compares tensors with ==, elementwise here.)
 _INFERENCE_TENSORS: dict = {}
 
+# The uninitialized parameters and buffers of lazy layers (nn/lazy.py), by id, held weakly as
+# _INFERENCE_TENSORS: an op given one raises PyTorch's ValueError (its __torch_function__ refuses
+# every torch function of one). Empty, and then not read, unless a lazy layer awaits its first forward.
+_UNINITIALIZED: dict = {}
+
+
+def _forget_uninitialized(key: int):
+    def forget(_ref) -> None:
+        _UNINITIALIZED.pop(key, None)
+    return forget
+
+
+def _refuse_uninitialized(name: str, inputs: Sequence["Tensor"]) -> None:
+    """PyTorch's ValueError when an input of op `name` is an uninitialized lazy parameter or buffer."""
+    for x in inputs:
+        if id(x) in _UNINITIALIZED:
+            from .nn import lazy
+            lazy.refuse_in_op(x, name)
+
+
 # The ops with several inputs whose gradient reads none of them (PyTorch's add, sub and cat save no
 # tensor): an inference tensor may enter them beside one that requires grad.
 _SAVES_NO_INPUT = frozenset({"Add", "Sub", "Concat"})
@@ -536,6 +556,8 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = Fal
                     return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)
                 break
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
+    if _UNINITIALIZED:
+        _refuse_uninitialized(name, inputs)
     try:
         h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     except _C.DTypeError as e:  # (no cost on the path without an exception)
@@ -562,6 +584,8 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     """One node with several outputs, each wrapped (recorded and _wrap written out as in _op)."""
     if _INFERENCE_TENSORS:
         _check_inference_inputs(name, inputs)  # no view op has several outputs
+    if _UNINITIALIZED:
+        _refuse_uninitialized(name, inputs)
     try:
         handles = _C.lazy_record_op_outputs(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     except _C.DTypeError as e:  # as _op's

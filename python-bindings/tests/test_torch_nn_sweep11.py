@@ -88,3 +88,34 @@ def test_ctc_loss_of_an_impossible_alignment_has_pytorchs_gradient_and_node(redu
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-8, atol=1e-12)   # nan where PyTorch's is nan
     assert got[2] == want[2]
+
+
+_UNINITIALIZED_USES = {
+    "torch.add": lambda L, w: L.add(w, 1),
+    "F.relu": lambda L, w: L.nn.functional.relu(w),
+    "F.linear": lambda L, w: L.nn.functional.linear(L.ones(2, 3), w),
+    "torch.exp": lambda L, w: L.exp(w),
+    "torch.max": lambda L, w: L.max(w),
+}
+
+
+@pytest.mark.parametrize("use", sorted(_UNINITIALIZED_USES))
+@pytest.mark.parametrize("layer", ["LazyLinear weight", "LazyBatchNorm1d running_mean converted"])
+def test_a_function_of_an_uninitialized_lazy_tensor_raises_pytorchs_value_error(use, layer):
+    for L in (torch, gg):
+        if layer.startswith("LazyLinear"):
+            t = L.nn.LazyLinear(3).weight
+        else:
+            t = L.nn.LazyBatchNorm1d().double().running_mean  # a conversion stays uninitialized
+        with pytest.raises(ValueError, match="Attempted to use an uninitialized parameter in"):
+            _UNINITIALIZED_USES[use](L, t)
+
+
+def test_a_lazy_layer_s_tensors_work_in_functions_once_initialized():
+    m = gg.nn.LazyLinear(3)
+    m.double()
+    y = m(gg.ones(2, 4, dtype=gg.float64))
+    assert tuple(gg.add(m.weight, 1).shape) == (3, 4) and tuple(gg.nn.functional.relu(y).shape) == (2, 3)
+    b = gg.nn.LazyLinear(3).bias
+    b.materialize((3,))
+    assert gg.exp(b).tolist() == [1.0, 1.0, 1.0]

@@ -56,11 +56,11 @@ def install(root, pairs, recurse: bool = True) -> None:
     from .module import _bump_structure_version, rebind_all
     modules = list(root.modules()) if recurse else [root]
     buffers = {id(b) for m in modules for b in m._buffers.values() if b is not None}
-    from .lazy import is_lazy
+    from .lazy import is_lazy, stays_uninitialized
     replaced = {id(t): _wrap(leaf) for t, leaf in pairs if id(t) in buffers}
     for t, _ in pairs:  # an uninitialized buffer's conversion stays uninitialized, as PyTorch's (docs/lazy.md)
         if id(t) in replaced and is_lazy(t):
-            replaced[id(t)].__class__ = type(t)
+            stays_uninitialized(replaced[id(t)], type(t))
     rebind_all([(t, leaf) for t, leaf in pairs if id(t) not in buffers])
     for m in modules:
         for name, b in m._buffers.items():

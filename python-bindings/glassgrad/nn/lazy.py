@@ -14,12 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+import weakref
 from typing import Callable, Optional
 
 import numpy as np
 
 from .. import _C, _device, _dtypes
-from .._tensor import Tensor, raw_from_numpy
+from .._tensor import _UNINITIALIZED, Tensor, _forget_uninitialized, raw_from_numpy
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
@@ -48,12 +49,32 @@ _OPERATORS = ("__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub_
               "__int__", "__index__", "__complex__", "__format__", "__array__", "__dlpack__")
 
 
-def _used(t, what: str) -> ValueError:
+def _used(t, what: str, where: str = "") -> ValueError:
     return ValueError(
-        f"Attempted to use an uninitialized parameter in Tensor.{what}. This error happens when you are using a "
+        f"Attempted to use an uninitialized parameter in {where or 'Tensor.' + what}. This error happens when you "
+        f"are using a "
         f"`LazyModule` or explicitly manipulating `nn.parameter.{type(t).__name__}` objects: a lazy layer's "
         f"parameters and buffers have no size and no values until its first forward\n"
         f"  fix: call the model once on a batch of the real shape (model(x)) before using its parameters")
+
+
+def refuse_in_op(t, op: str) -> None:
+    """PyTorch's ValueError for an uninitialized t given to an op (torch.add(w, 1), F.relu(w)),
+    unless one of its allowed methods (a conversion) runs."""
+    if not _permitted.depth:
+        raise _used(t, op, f"the op {op}")
+
+
+def _waits(t) -> None:
+    """Lists t among the uninitialized tensors every op refuses (_tensor._UNINITIALIZED)."""
+    _UNINITIALIZED[id(t)] = weakref.ref(t, _forget_uninitialized(id(t)))
+
+
+def stays_uninitialized(converted, kind: type) -> None:
+    """A conversion of an uninitialized tensor (model.double() before the first forward) made the
+    same kind, refused by ops as it."""
+    converted.__class__ = kind
+    _waits(converted)
 
 
 def _methods() -> frozenset:
@@ -94,7 +115,7 @@ def _allowed_call(method, kind: type):
         # model.double() before the first forward leaves the buffers to be initialized; a
         # parameter's return a plain tensor (Parameter's subclass conversion is off)
         if kind is UninitializedBuffer and type(out) is Tensor:
-            out.__class__ = UninitializedBuffer
+            stays_uninitialized(out, UninitializedBuffer)
         return out
     return call
 
@@ -163,6 +184,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
     def __init__(self, requires_grad: bool = True, device=None, dtype=None):
         super().__init__(np.zeros((0,), np.float32), requires_grad, device=device)
         _empty_of(self, dtype)
+        _waits(self)
 
     def __deepcopy__(self, memo) -> "UninitializedParameter":
         if id(self) not in memo:
@@ -181,6 +203,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         # a lazy layer's buffers are persistent.
         self._h = _state_leaf(np.zeros((0,), np.float32), _device.normalize(device), "")._h
         _empty_of(self, dtype)
+        _waits(self)
 
     def __deepcopy__(self, memo) -> "UninitializedBuffer":
         if id(self) not in memo:
@@ -216,7 +239,13 @@ def is_lazy(t) -> bool:
 
 def _materialize(t, values: np.ndarray, device: Optional[str] = None) -> None:
     rebind_all([(t, _new_data(t, values, device))])
+    _becomes_plain(t)
+
+
+def _becomes_plain(t) -> None:
+    """t, filled with values, its plain class (cls_to_become), which every op takes."""
     t.__class__ = type(t).cls_to_become
+    _UNINITIALIZED.pop(id(t), None)
 
 
 class LazyModuleMixin(Module):
@@ -293,7 +322,7 @@ class LazyModuleMixin(Module):
                     mine[name] = t if own is None else own
         rebind_all(pairs)
         for t in become:
-            t.__class__ = type(t).cls_to_become
+            _becomes_plain(t)
         for key, value in plain.__dict__.items():
             if key not in ("_parameters", "_buffers", "_modules", "_scope", "training", "_lazy_args"):
                 object.__setattr__(self, key, value)
