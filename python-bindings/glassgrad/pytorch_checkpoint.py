@@ -284,8 +284,8 @@ def _load(archive: zipfile.ZipFile, path: str, weights_only: bool = True, map_lo
 #   <name>/.data/serialization_id   40 decimal digits
 # The pickle holds only what torch.load(weights_only=True) accepts: dicts, OrderedDicts, lists,
 # tuples, str, int, float, bool, None, and tensors as torch._utils._rebuild_tensor_v2(storage,
-# 0, size, stride, False, OrderedDict()) with the storage a persistent id ("storage",
-# torch.<Type>Storage, key, "cpu", numel).
+# storage_offset, size, stride, requires_grad, OrderedDict()) with the storage a persistent id
+# ("storage", torch.<Type>Storage, key, "cpu", numel).
 
 _STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "DoubleStorage",
                np.dtype(np.float16): "HalfStorage", np.dtype(np.int64): "LongStorage",
@@ -357,10 +357,10 @@ class _TorchPickler:
             self.save(v, depth + 1)
         self.out += b"t"
 
-    def _tensor(self, arr: np.ndarray, location: str, view=None) -> None:
+    def _tensor(self, arr: np.ndarray, location: str, view=None, requires_grad: bool = False) -> None:
         """A tensor record: arr's elements as its own storage, or with `view` (StorageSpan,
         storage_offset, strides) arr's shape over that span, whose storage is written once for
-        all the tensors on it."""
+        all the tensors on it; requires_grad as the tensor's (torch.load gives it back)."""
         storage = _STORAGE_OF.get(arr.dtype.newbyteorder("="))
         if storage is None:
             raise NotTorchSavable(f"an array of dtype {arr.dtype}")
@@ -387,7 +387,7 @@ class _TorchPickler:
         self._int(offset)
         self._tuple(shape, 0)
         self._tuple(strides, 0)
-        self.out += b"\x89"  # requires_grad=False
+        self.out += b"\x88" if requires_grad else b"\x89"  # NEWTRUE / NEWFALSE
         self._global("collections", "OrderedDict")
         self.out += b")R"  # OrderedDict(): no backward hooks
         self.out += b"tR"
@@ -412,7 +412,7 @@ class _TorchPickler:
             if slot is not None:  # the same tensor again: a reference to the first (BINGET / LONG_BINGET)
                 self.out += b"h" + bytes([slot]) if slot < 256 else b"j" + slot.to_bytes(4, "little")
                 return
-            self._tensor(obj.array, obj.location, obj.view)
+            self._tensor(obj.array, obj.location, obj.view, obj.source is not None and obj.source.requires_grad)
             slot = self.memo[id(obj)] = len(self.memo)
             self.out += b"q" + bytes([slot]) if slot < 256 else b"r" + slot.to_bytes(4, "little")  # BINPUT
         elif isinstance(obj, np.ndarray):

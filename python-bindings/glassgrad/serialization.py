@@ -663,6 +663,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         _remove_stale_temporaries(path)
         raw = _read(path)
     elif callable(getattr(f, "read", None)):
+        if mmap:  # PyTorch maps a file by its path only
+            raise ValueError("f must be a file path in order to use the mmap argument\n  glassgrad.load: got a "
+                             f"{type(f).__name__}\n  fix: glassgrad.load(path, mmap=True), or drop mmap=True")
         path = str(getattr(f, "name", "<file object>"))
         raw = f.read()
         if not isinstance(raw, (bytes, bytearray)):

@@ -220,3 +220,25 @@ def test_linearize_gives_jvp_s_products_again_and_again():
         np.testing.assert_allclose(fn(t).numpy(), jvp(lambda a: a.tanh() * a, (x,), (t,))[1].numpy(), rtol=1e-12)
     with pytest.raises(RuntimeError, match="structure and shapes"):
         fn(_t(np.ones(3)))
+
+
+@pytest.mark.parametrize("aux", ["text", 3, None, "list"])
+@pytest.mark.parametrize("transform", ["grad", "grad_and_value", "vjp", "jacrev", "jvp"])
+def test_an_aux_that_is_not_tensors_is_refused_as_torch(aux, transform):
+    torch = pytest.importorskip("torch")
+    errors = []
+    for lib in (torch, gg):
+        x = lib.ones(2)
+        value = [lib.ones(1), "text"] if aux == "list" else aux
+        f = lambda a: ((a ** 2).sum(), value)
+        call = {"grad": lambda: lib.func.grad(f, has_aux=True)(x),
+                "grad_and_value": lambda: lib.func.grad_and_value(f, has_aux=True)(x),
+                "vjp": lambda: lib.func.vjp(f, x, has_aux=True),
+                "jacrev": lambda: lib.func.jacrev(f, has_aux=True)(x),
+                "jvp": lambda: lib.func.jvp(f, (x,), (x,), has_aux=True)}[transform]
+        with pytest.raises(RuntimeError) as e:
+            call()
+        errors.append(str(e.value).split("\n")[0])
+    assert errors[1] == errors[0]
+    tensors = gg.func.grad(lambda a: ((a ** 2).sum(), {"a": [a * 2]}), has_aux=True)(gg.ones(2))[1]
+    assert tensors["a"][0].tolist() == [2.0, 2.0]

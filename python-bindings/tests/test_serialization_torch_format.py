@@ -246,3 +246,31 @@ def test_torch_load_sees_the_shared_tensor_as_one():
     buf.seek(0)
     back = torch.load(buf, weights_only=True)
     assert back["b"] is back["a"] and back["nested"][1][1]["c"] is back["a"] and back["other"] is not back["a"]
+
+
+def test_a_tensor_that_requires_grad_loads_requiring_grad_as_torchs():
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, gg):
+        x = lib.ones(3, requires_grad=True)
+        tree = {"leaf": x, "computed": x * 2, "view": x[:2], "plain": lib.ones(2)}
+        buf = io.BytesIO()
+        lib.save(tree, buf)
+        for reader in (torch, gg):
+            buf.seek(0)
+            back = reader.load(buf)
+            seen.append({k: (v.requires_grad, v.is_leaf, v.grad_fn is None, v.tolist()) for k, v in back.items()})
+    assert all(s == seen[0] for s in seen)
+    assert seen[0]["leaf"][:3] == seen[0]["computed"][:3] == (True, True, True)
+
+
+def test_mmap_needs_a_path_as_torchs(tmp_path):
+    torch = pytest.importorskip("torch")
+    for lib in (torch, gg):
+        buf = io.BytesIO()
+        lib.save({"w": lib.ones(2)}, buf)
+        buf.seek(0)
+        with pytest.raises(ValueError, match="f must be a file path in order to use the mmap argument"):
+            lib.load(buf, mmap=True)
+        lib.save({"w": lib.ones(2)}, tmp_path / "w.pt")
+        assert lib.load(tmp_path / "w.pt", mmap=True)["w"].tolist() == [1.0, 1.0]

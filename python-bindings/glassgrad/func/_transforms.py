@@ -105,6 +105,11 @@ def _split_aux(out, has_aux: bool, name: str):
     if not (isinstance(out, tuple) and len(out) == 2):
         raise RuntimeError(f"{name}(f, ...)(*args): output of function f should be a tuple: (output, aux) if "
                            f"has_aux is True\n  fix: return (output, aux) from f, or has_aux=False")
+    for leaf in flatten(out[1])[0]:  # PyTorch's aux is tensors in containers (its pytree), nothing else
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}\n  {name}(f, has_aux=True): "
+                               f"the aux f returned holds a {type(leaf).__name__}\n  fix: return tensors as aux "
+                               f"(glassgrad.tensor(value)), or keep other values outside f")
     return out
 
 
