@@ -128,8 +128,12 @@ def _dims_pair(dims, a: Tensor, b: Tensor) -> Tuple[List[int], List[int]]:
                                 f"b {list(b.shape)} has\n  fix: dims <= {min(a.ndim, b.ndim)}")
         return list(range(a.ndim - k, a.ndim)), list(range(k))
     first, second = dims
-    first = [first] if isinstance(first, int) else list(first)
-    second = [second] if isinstance(second, int) else list(second)
+    for name, given in (("dims_self", first), ("dims_other", second)):
+        if isinstance(given, (int, np.integer)):  # PyTorch's parser: each side is a list of axes
+            raise _args.InvalidArgumentTypeError(
+                f"tensordot(): argument '{name}' must be tuple of ints, not int\n  fix: dims=([{given}], [...]), "
+                f"a list of axes for each tensor")
+    first, second = list(first), list(second)
     if len(first) != len(second):
         raise _C.ShapeError(f"tensordot: both dimension lists should have the same length, got {first} and "
                             f"{second}\n  fix: name one axis of b for each axis of a")

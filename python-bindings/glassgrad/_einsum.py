@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _C, _autocast
 from ._dtypes import DTYPES, plain, result_type
+from ._inplace import _type_name
 from ._shapes import bool_product, diagonal, int64_on_host, matmul, sums_pass_float64
 from ._tensor import Tensor, _op
 
@@ -162,6 +163,19 @@ def _sublist_equation(args: tuple):
     return (equation + "->" + letters(rest[0]) if rest else equation), operands
 
 
+def _refuse_mixed_contraction(equation: str, operands) -> None:
+    """Operands of several dtypes with a letter summed away: PyTorch's contraction (a batched
+    product) refuses them, as its bmm does, with a RuntimeError; a product without one
+    ('ij,ij->ij', 'i,j->ij') promotes."""
+    subs, out = _parse(equation, [t.ndim for t in operands])
+    if set().union(*map(set, subs)) - set(out):
+        first = next(t for t in operands if t.dtype != operands[0].dtype)
+        raise _C.DTypeError(f"expected scalar type {_type_name(operands[0].dtype)} but found "
+                            f"{_type_name(first.dtype)}\n  einsum('{equation}'): the operands are "
+                            f"{', '.join(str(t.dtype) for t in operands)} and a letter is summed away\n  fix: "
+                            f"convert them to one dtype first, e.g. b.to(a.dtype)")
+
+
 def einsum(equation: str, *operands) -> Tensor:
     """torch.einsum: 'ij,jk->ik', batch dims ('bij,bjk->bik'), the implicit output (the letters
     used once, in alphabetical order), '...' for leading dims, and a letter repeated within one
@@ -175,6 +189,7 @@ def einsum(equation: str, *operands) -> Tensor:
         operands = tuple(operands[0])
     kinds = {plain(t.dtype) for t in operands}
     if len(kinds) > 1:  # PyTorch's products without a contraction promote (it refuses the others)
+        _refuse_mixed_contraction(equation, operands)
         common = result_type(*operands)
         operands = tuple(t if t.dtype == common else t.to(common) for t in operands)
         kinds = {plain(common)}

@@ -124,8 +124,8 @@ def _extreme(x, d, index, src, include_self, largest: bool):
     sv = src.detach()
     # src's positions ordered by value (ascending for amax), then stably by target: each target's
     # run ends with its extreme.
-    by_value = argsort(sv, d, descending=not largest, stable=True)
-    by_target = argsort(gather(index, d, by_value), d, stable=True)
+    by_value = argsort(sv, dim=d, descending=not largest, stable=True)
+    by_target = argsort(gather(index, d, by_value), dim=d, stable=True)
     order = gather(by_value, d, by_target)
     int64 = _dtypes.DTYPES["int64"]
     count = _counts(x, d, index, int64)

@@ -172,6 +172,10 @@ def index_put(input: Tensor, indices: Sequence, values, accumulate: bool = False
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices).__name__}\n"
                         f"  fix: x.index_put((idx,), values)")
+    for k, index in enumerate(indices):
+        if index is None:  # PyTorch's parser: a tuple of tensors (x[:, idx] = v is indexing's form)
+            raise TypeError(f"expected Tensor as element {k} in argument 1, but got NoneType\n  index_put: "
+                            f"fix: x[:, idx] = values, or torch.arange(x.shape[{k}]) for the whole dim")
     plan = _advanced_plan(input, list(indices), "index_put")
     if isinstance(values, Tensor) and values._h.dtype != input._h.dtype:
         raise _C.DTypeError(f"Index put requires the source and destination dtypes match, got {input._h.dtype} for "
@@ -247,8 +251,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """input with the elements of source, read in row-major order, written where the boolean
-    mask (broadcast to input) is True (PyTorch's Tensor.masked_scatter): the k-th True position
-    takes source.flatten()[k], found by a running count of the mask (no computation now)."""
+    mask is True (PyTorch's Tensor.masked_scatter; input and mask broadcast together, as PyTorch's
+    out-of-place form expands both): the k-th True position takes source.flatten()[k], found by a
+    running count of the mask (no computation now)."""
     where = "masked_scatter"
     if not isinstance(mask, Tensor) or mask._h.dtype != "bool":
         got = mask._h.dtype if isinstance(mask, Tensor) else type(mask).__name__
@@ -261,9 +266,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
         shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
     except ValueError:
         shape = None
+    if shape is None:
+        raise _C.ShapeError(f"{where}: the mask {list(mask.shape)} and the input {list(input.shape)} do not "
+                            f"broadcast together\n  fix: a mask of the input's shape (or one that broadcasts to it)")
     if shape != tuple(input.shape):
-        raise _C.ShapeError(f"{where}: the mask {list(mask.shape)} does not broadcast to the input "
-                            f"{list(input.shape)}\n  fix: a mask of the input's shape (or one that broadcasts to it)")
+        input = input.expand(*shape)
     if mask._h.realized and mask.device == "cpu":  # PyTorch's CPU check, where the mask is known now
         ones = int(np.broadcast_to(mask._h.data().numpy(), shape).sum())
         if ones > source.numel():

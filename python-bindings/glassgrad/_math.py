@@ -605,15 +605,24 @@ arctan2 = atan2
 
 
 def hypot(input, other) -> Tensor:
-    """sqrt(input^2 + other^2) (torch.hypot); refused for integers, as in PyTorch."""
+    """sqrt(input^2 + other^2) (torch.hypot) without overflow of the squares, as C's hypot; refused
+    for integers, as in PyTorch."""
     _refuse_integral("hypot", input, other)
     x, y = result_type_operands(input, other)  # squared in the result's dtype, not each operand's
     if x.dtype in REDUCED:
         return rounded_once(hypot, "HypotBackward0", x, y)
-    # an infinite side makes it inf even against NaN (C's hypot, PyTorch's)
+    if x.dtype == "float32":  # C's hypotf: no overflow of the squares, as float64 holds them (1e30 stays 1e30)
+        return named_node(hypot(x.double(), y.double()).float(), "HypotBackward0", x, y)
+    # float64: the larger side times sqrt(1 + r^2), r = smaller / larger <= 1, so nothing overflows
+    # before the result does (C's hypot); an infinite side makes it inf even against NaN
+    ax, ay = absolute(x), absolute(y)
+    big, small = maximum(ax, ay), minimum(ax, ay)
+    zero = eq(big.detach(), 0)
+    ratio = div(small, _op("Where", [zero, constant(1, x.dtype, x.device), big]))
     either_inf = logical_or(isinf(x.detach()), isinf(y.detach()))
-    return _op("Where", [either_inf, constant(math.inf, x.dtype, x.device), sqrt(add(square(x), square(y)))],
-               torch_node("HypotBackward0", x, y))
+    # at (0, 0): sqrt(x^2 + y^2), the value 0 with PyTorch's gradient x / hypot = 0 / 0, NaN
+    scaled = _op("Where", [zero, sqrt(add(square(x), square(y))), mul(big, sqrt(add(square(ratio), 1)))])
+    return _op("Where", [either_inf, constant(math.inf, x.dtype, x.device), scaled], torch_node("HypotBackward0", x, y))
 
 
 def _refuse_integral(where: str, *operands) -> None:

@@ -12,6 +12,7 @@ values reaches the elements they came from; cumprod's is exact with zeros among 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Optional
 
@@ -92,7 +93,21 @@ def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor, node: str) -> 
     return _op("Sum", [picked], {"dims": [d], "keepdim": False, "torch_node": node})
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
+def _stable_by_keyword(fn):
+    """fn refusing stable= beside a positional dim or descending: PyTorch's overload with stable
+    takes dim and descending by keyword only (sort(x, 0, stable=True) is its TypeError)."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if "stable" in kwargs and len(args) > 1:
+            raise _args.InvalidArgumentTypeError(
+                f"{fn.__name__}() received an invalid combination of arguments: with stable=, dim and descending "
+                f"are keywords\n  fix: {fn.__name__}(x, dim=..., descending=..., stable=...)")
+        return fn(*args, **kwargs)
+    return call
+
+
+@_stable_by_keyword
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
     """(values, indices) sorted along dim (torch.sort); NaN is the largest value. The order of ties
     is their input order (a stable sort, whatever `stable` says)."""
     _args.flag(descending, "descending", "sort")
@@ -105,9 +120,10 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return return_type("sort")(values.astype(input.dtype), indices)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+@_stable_by_keyword
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
     """The indices that sort input along dim (torch.argsort)."""
-    return sort(input, dim, descending, stable).indices
+    return sort(input, dim=dim, descending=descending, stable=stable).indices
 
 
 def msort(input: Tensor) -> Tensor:

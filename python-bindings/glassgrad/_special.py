@@ -183,8 +183,8 @@ def _tensors_only(name: str, input, other) -> None:
 def _igamma_args(input, other):
     from ._shapes import broadcast_tensors
     a, x = _as_float(input), _as_float(other)
-    if a.dtype != x.dtype:
-        wide = "float64" if "float64" in (_dtypes.plain(a.dtype).split(".")[-1], _dtypes.plain(x.dtype).split(".")[-1]) else a.dtype
+    if a.dtype != x.dtype:  # PyTorch's promotion: a 0-d operand joins the other's dtype within its category
+        wide = _dtypes.floating(_dtypes.result_type(input, other))
         a, x = a.to(wide), x.to(wide)
     return broadcast_tensors(a, x)
 

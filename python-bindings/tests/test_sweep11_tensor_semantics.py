@@ -127,3 +127,69 @@ def test_float16_and_bfloat16_arithmetic_rounds_as_pytorchs(dtype, name):
         ours, theirs = run(gg), run(torch)
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         np.testing.assert_array_equal(ours.float().numpy(), theirs.float().numpy(), err_msg=f"{name} seed {seed}")
+
+
+@pytest.mark.parametrize("equation,second", [("ij,ij->ij", "f64"), ("ij,ij->", "f64"), ("ij,kj->ik", "f64"),
+                                              ("ij,ij->ij", "i64"), ("ij,ij->i", "f64"), ("ij,ij", "f32")])
+def test_einsum_of_two_dtypes_promotes_without_a_contraction_and_refuses_with_one(equation, second):
+    def call(m):
+        a = m.tensor(np.arange(6.0).reshape(2, 3), dtype=m.float32)
+        b = {"f64": a.double(), "i64": a.long(), "f32": a}[second]
+        return m.einsum(equation, a, b)
+    _check(call)
+
+
+@pytest.mark.parametrize("dims", [(1, 0), [1, 0], ((1,), (0,)), ([1], [0]), 1])
+def test_tensordot_dims_pairs_are_lists_of_axes(dims):
+    _check(lambda m: m.tensordot(_x(m), _x(m).t(), dims=dims))
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_igamma_with_a_0d_float64_keeps_the_tensors_dtype(name):
+    _check(lambda m: getattr(m, name)(_x(m) + 1, m.tensor(2.0, dtype=m.float64)))
+    _check(lambda m: getattr(m, name)(m.tensor([1, 2, 3]), m.tensor(2.0, dtype=m.float64)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hypot_does_not_overflow_its_squares(dtype):
+    big = 1e30 if dtype == "float32" else 1e200
+    data = np.array([big, -big, 3.0, 0.0, 0.0, 1e-30])
+
+    def call(m):
+        x = m.tensor(data, dtype=getattr(m, dtype), requires_grad=True)
+        y = m.tensor(data[::-1].copy() * 0.5, dtype=getattr(m, dtype), requires_grad=True)
+        out = m.hypot(x, y)
+        out.sum().backward()
+        return out, x.grad, y.grad
+    _check(call)  # (0, 0) among them: the gradient 0 / 0, NaN, as PyTorch's
+    _check(lambda m: m.hypot(m.tensor([np.inf, np.nan, -np.inf]), m.tensor([np.nan, np.inf, 1.0])).to(getattr(m, dtype)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.sort(m.tensor([3.0, 1.0, 2.0]), 0, False, True), lambda m: m.argsort(m.tensor([3.0, 1.0]), 0, False, True),
+    lambda m: m.tensor([3.0, 1.0]).sort(0, False, True),
+    lambda m: tuple(m.sort(m.tensor([3.0, 1.0, 2.0]), 0, True, stable=True)),
+    lambda m: m.argsort(m.tensor([3.0, 1.0, 3.0]), dim=0, descending=True, stable=True),
+])
+def test_sort_takes_stable_by_keyword_only(call):
+    _check(call)
+
+
+@pytest.mark.parametrize("indices", [lambda m: (None, m.tensor([0, 0])), lambda m: [m.tensor([1, 1]), None],
+                                     lambda m: (m.tensor([1, 1]),)])
+def test_index_put_takes_tensors_only(indices):
+    _check(lambda m: m.zeros(2, 3).index_put_(indices(m), m.tensor(1.0), accumulate=True))
+    _check(lambda m: m.index_put(m.zeros(2, 3), indices(m), m.tensor(1.0)))
+
+
+def test_masked_scatter_broadcasts_the_input_to_the_mask():
+    mask = np.array([[True, False, True, False], [False, False, True, True], [True, True, True, True]])
+
+    def call(m):
+        x = m.zeros(4, requires_grad=True)
+        source = m.arange(12.0, requires_grad=True)
+        out = x.masked_scatter(m.tensor(mask), source)
+        out.sum().backward()
+        return out, x.grad, source.grad
+    _check(call)
+    _check(lambda m: m.zeros(4).masked_scatter_(m.tensor(mask), m.arange(12.0)))
