@@ -16,6 +16,7 @@ from ._pooling import avg_pool2d, max_pool2d
 from ._pooling_1d import avg_pool1d, max_pool1d
 from ._adaptive_avg_empty import nonempty_sizes
 from ._tensor import Tensor
+from ._torch_operands import named_node
 
 
 def _finish(pooled: Tensor, elements: int, norm_type: float) -> Tensor:
@@ -87,4 +88,5 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     nonempty_sizes(input, where, range(1, input.ndim))
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     y = resample_axes(x, [adaptive_matrix(n, o) for n, o in zip(spatial, out)])
-    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
+    # PyTorch's one node of the input
+    return named_node(y if input.ndim == 5 else y.reshape(*y.shape[1:]), "AdaptiveAvgPool3DBackward0", input)

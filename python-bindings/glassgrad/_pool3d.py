@@ -27,6 +27,7 @@ from ._adaptive_avg_empty import nonempty_sizes
 from ._pooling import nonempty_planes
 from ._spatial import cat
 from ._tensor import Tensor, tensor
+from ._torch_operands import named_node
 
 
 def _out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -116,10 +117,12 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
         divisor = (part[0][:, None, None] * part[1][None, :, None] * part[2][None, None, :]).reshape(-1)
     sums = _windows(x, table, 0.0).sum(-1)
     y = (sums / tensor(divisor.astype(np.float64), dtype=x.dtype, device=x.device)).reshape(*x.shape[:2], *outs)
-    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
+    return named_node(y if input.ndim == 5 else y.reshape(*y.shape[1:]), "AvgPool3DBackward0", input)
 
 
-def _max_over(x: Tensor, table: np.ndarray, outs, input_ndim: int, return_indices: bool):
+def _max_over(x: Tensor, table: np.ndarray, outs, input: Tensor, return_indices: bool, node: str):
+    """The maxima of input (x: it batched) over the table's windows, the values PyTorch's node
+    `node` of the input (MaxPool3DWithIndicesBackward0)."""
     n, c = x.shape[:2]
     seen = _windows(x, table, -math.inf)
     slot = seen.argmax(-1, keepdim=True)                                           # (N, C, O, 1)
@@ -127,8 +130,9 @@ def _max_over(x: Tensor, table: np.ndarray, outs, input_ndim: int, return_indice
     indices = positions.gather(3, slot).reshape(n, c, table.shape[0])
     values = x.reshape(n, c, math.prod(x.shape[2:])).gather(2, indices).reshape(n, c, *outs)
     indices = indices.reshape(n, c, *outs)
-    if input_ndim == 4:
+    if input.ndim == 4:
         values, indices = values.reshape(*values.shape[1:]), indices.reshape(*indices.shape[1:])
+    values = named_node(values, node, input)
     return (values, indices) if return_indices else values
 
 
@@ -145,7 +149,7 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     shape = tuple(x.shape[2:])
     outs = [_out_size(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip(shape, k, s, p, d)]
     table, _ = _table([_axis(n, kk, ss, pp, dd, o) for n, kk, ss, pp, dd, o in zip(shape, k, s, p, d, outs)], shape)
-    return _max_over(x, table, outs, input.ndim, return_indices)
+    return _max_over(x, table, outs, input, return_indices, "MaxPool3DWithIndicesBackward0")
 
 
 @lru_cache(maxsize=64)
@@ -179,7 +183,7 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     shape = tuple(x.shape[2:])
     outs = [n if o is None else int(o) for n, o in zip(shape, sizes)]
     table, _ = _table([_adaptive_axis(n, o) for n, o in zip(shape, outs)], shape)
-    return _max_over(x, table, outs, input.ndim, return_indices)
+    return _max_over(x, table, outs, input, return_indices, "AdaptiveMaxPool3DBackward0")
 
 
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = False):

@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence, Tuple, Union, cast
 from . import _C, _args, _autocast
 from ._integer_pooling import INTEGRAL, integer_average, integer_max
 from ._pool_indices import max_unpool, window_max_pool2d
+from ._torch_operands import named_node
 from ._tensor import Tensor, _op
 
 IntPair = Union[int, Sequence[int]]
@@ -101,6 +102,7 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
         indexed = _args.switch(return_indices)
         if indexed or d != (1, 1):
             values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+            values = named_node(values, "MaxPool2DWithIndicesBackward0", input)  # PyTorch's one node of the input
             return (values, indices) if indexed else values
         attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
         _args.remember(_MAX_POOL2D_ATTRS, (kernel_size, stride, padding, dilation, ceil_mode, return_indices), attrs)

@@ -13,6 +13,7 @@ from ._adaptive_avg_empty import nonempty_sizes
 from ._pool_indices import max_unpool, window_adaptive_max_pool2d
 from ._pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices, max_pool_dilation
 from ._spatial import adaptive_avg_pool2d
+from ._torch_operands import named_node
 from ._tensor import Tensor
 
 
@@ -125,6 +126,7 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=1)
     ow = w if sizes[1] is None else _args.integer(sizes[1], "output_size", where, minimum=1)
     values, indices = window_adaptive_max_pool2d(input, oh, ow)
+    values = named_node(values, "AdaptiveMaxPool2DBackward0", input)  # PyTorch's one node of the input
     return (values, indices) if _args.switch(return_indices) else values
 
 

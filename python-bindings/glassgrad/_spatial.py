@@ -116,8 +116,10 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
     nonempty_sizes(input, "adaptive_avg_pool2d", (input.ndim - 2, input.ndim - 1))
     if input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
-        return _adaptive_avg_pooled(input.reshape(1, *input.shape), oh, ow).reshape(input.shape[0], oh, ow)
-    return refuse_channelless_backward(_adaptive_avg_pooled(input, oh, ow), input)
+        y = _adaptive_avg_pooled(input.reshape(1, *input.shape), oh, ow).reshape(input.shape[0], oh, ow)
+    else:
+        y = refuse_channelless_backward(_adaptive_avg_pooled(input, oh, ow), input)
+    return named_node(y, "AdaptiveAvgPool2DBackward0", input)  # PyTorch's one node of the input
 
 
 def _adaptive_avg_pooled(input: Tensor, oh: int, ow: int) -> Tensor:

@@ -5,7 +5,9 @@ rrelu_'s), rrelu's RreluWithNoiseBackward0, gelu's tanh form (GeluBackward0), ba
 eval (NativeBatchNormBackward0), nll_loss / cross_entropy of (N, C, d1, ...) inputs
 (NllLoss2DBackward0, or the view of it), the elementwise losses of reduction='none', the
 antialiased resamplings (UpsampleBilinear2DAaBackward0) and mode='area' (PyTorch's adaptive
-pools); each call's value and float64 gradients as PyTorch's too. Skipped without torch."""
+pools), the adaptive pools (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool3DBackward0, ...) and the
+pools PyTorch computes with indices (MaxPool2DWithIndicesBackward0, MaxPool3DWithIndicesBackward0,
+AvgPool3DBackward0); each call's value and float64 gradients as PyTorch's too. Skipped without torch."""
 import numpy as np
 import pytest
 
@@ -94,6 +96,28 @@ _CASES = {
     "interpolate area 1-d": lambda L, x, x4: L.nn.functional.interpolate(x[None], size=4, mode="area"),
     "interpolate area 2-d": lambda L, x, x4: L.nn.functional.interpolate(x4, size=4, mode="area"),
     "interpolate area 3-d": lambda L, x, x4: L.nn.functional.interpolate(x4[None], size=(1, 3, 4), mode="area"),
+    "adaptive_avg_pool2d 2": lambda L, x, x4: L.nn.functional.adaptive_avg_pool2d(x4, 2),
+    "adaptive_avg_pool2d 4": lambda L, x, x4: L.nn.functional.adaptive_avg_pool2d(x4, 4),
+    "adaptive_avg_pool2d (None, 3) unbatched": lambda L, x, x4: L.nn.functional.adaptive_avg_pool2d(x4[0], (None, 3)),
+    "adaptive_avg_pool2d 1": lambda L, x, x4: L.nn.functional.adaptive_avg_pool2d(x4, 1),
+    "nn.AdaptiveAvgPool2d((2, 3))": lambda L, x, x4: L.nn.AdaptiveAvgPool2d((2, 3))(x4),
+    "adaptive_max_pool2d": lambda L, x, x4: L.nn.functional.adaptive_max_pool2d(x4, 4),
+    "adaptive_max_pool2d indices unbatched": lambda L, x, x4: L.nn.functional.adaptive_max_pool2d(
+        x4[0], 2, return_indices=True)[0],
+    "adaptive_max_pool1d": lambda L, x, x4: L.nn.functional.adaptive_max_pool1d(x, 4),
+    "max_pool2d indices": lambda L, x, x4: L.nn.functional.max_pool2d(x4, 2, return_indices=True)[0],
+    "max_pool2d dilation": lambda L, x, x4: L.nn.functional.max_pool2d(x4, 2, dilation=2),
+    "max_pool2d indices unbatched": lambda L, x, x4: L.nn.MaxPool2d(3, 2, 1, return_indices=True)(x4[0])[0],
+    "max_pool3d": lambda L, x, x4: L.nn.functional.max_pool3d(x4[None], (1, 2, 2)),
+    "max_pool3d indices unbatched": lambda L, x, x4: L.nn.functional.max_pool3d(x4, 2, return_indices=True)[0],
+    "avg_pool3d": lambda L, x, x4: L.nn.functional.avg_pool3d(x4[None], (1, 3, 3), 2, (0, 1, 1), ceil_mode=True,
+                                                              count_include_pad=False),
+    "avg_pool3d unbatched": lambda L, x, x4: L.nn.AvgPool3d(2)(x4),
+    "adaptive_avg_pool3d": lambda L, x, x4: L.nn.functional.adaptive_avg_pool3d(x4[None], (1, 4, 3)),
+    "adaptive_avg_pool3d unbatched": lambda L, x, x4: L.nn.functional.adaptive_avg_pool3d(x4, 2),
+    "adaptive_max_pool3d": lambda L, x, x4: L.nn.functional.adaptive_max_pool3d(x4[None], (1, 4, 3)),
+    "lp_pool2d": lambda L, x, x4: L.nn.functional.lp_pool2d(x4, 2, 2),
+    "lp_pool3d": lambda L, x, x4: L.nn.functional.lp_pool3d(x4[None], 2, (1, 2, 2)),
 }
 
 
