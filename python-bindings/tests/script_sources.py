@@ -138,6 +138,7 @@ REPOSITORIES = {
     "LightGCN-PyTorch": "github.com/gusye1234/LightGCN-PyTorch",
     "rtdl-revisiting-models": "github.com/yandex-research/rtdl-revisiting-models",
     "mamba.py": "github.com/alxndrTL/mamba.py",
+    "DeepLabv3FineTuning": "github.com/msminhas93/DeepLabv3FineTuning",
 }
 
 

@@ -39,7 +39,7 @@ from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, 
 _MODEL_FILES = (_resnet, _vgg, _alexnet, _squeezenet, _mobilenetv2, _densenet, _mobilenetv3, _efficientnet,
                 _shufflenetv2, _mnasnet, _googlenet, _inception, _regnet, _convnext, _vision_transformer,
                 _swin_transformer, _maxvit)
-from . import detection, segmentation
+from . import detection, feature_extraction, segmentation
 from .segmentation import deeplabv3 as _deeplabv3, fcn as _fcn, lraspp as _lraspp
 
 # The task models' files (torchvision.models.<task>): their builders are in the registry, their
@@ -65,4 +65,4 @@ __all__ = (_resnet.__all__ + _vgg.__all__ + _alexnet.__all__ + _squeezenet.__all
            + _regnet.__all__ + _convnext.__all__ + _vision_transformer.__all__
            + _swin_transformer.__all__ + _maxvit.__all__
            + ["list_models", "get_model", "get_model_builder", "get_model_weights", "get_weight", "WeightsEnum"]
-           + sorted(e.__name__ for e in _TOP_ENUMS.values()) + ["detection", "segmentation"])
+           + sorted(e.__name__ for e in _TOP_ENUMS.values()) + ["detection", "feature_extraction", "segmentation"])
