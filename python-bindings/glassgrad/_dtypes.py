@@ -197,9 +197,14 @@ def can_cast(from_, to) -> bool:
 
 
 def _checked(value, where: str) -> dtype:
-    name = _parse(value)
+    from ._args import InvalidArgumentTypeError  # that module's class: a TypeError, as PyTorch's parser raises
+    try:
+        name = None if hasattr(value, "_h") else _parse(value)  # a tensor is no dtype (x.dtype is)
+    except (TypeError, ValueError):
+        name = None
     if name is None:
-        raise _C.InvalidArgumentError(f"{where}: expected a dtype such as glassgrad.float32, got {value!r}")
+        raise InvalidArgumentTypeError(f"{where}(): expected a dtype such as glassgrad.float32, got "
+                                       f"{type(value).__name__} {value!r}\n  fix: pass x.dtype for a tensor x")
     return DTYPES[name]
 
 

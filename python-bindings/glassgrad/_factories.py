@@ -66,6 +66,10 @@ def _bfloat16_through_float32(fn):
     values made in float32 and rounded by the Cast op into a new leaf."""
     @functools.wraps(fn)
     def factory(*args, dtype=None, requires_grad: bool = False, **kwargs):
+        if dtype is None and _dtypes.plain(_dtypes.DEFAULT_FLOAT) == "bfloat16":
+            # the default float type is bfloat16 (set_default_dtype): NumPy makes it as float32
+            if fn(*args, dtype=None, **kwargs).dtype == "float32":
+                dtype = "bfloat16"
         if dtype is None or _dtypes._parse(dtype) != "bfloat16":
             return fn(*args, dtype=dtype, requires_grad=requires_grad, **kwargs)
         wide = fn(*args, dtype=_dtypes.DEFAULT_FLOAT, **kwargs)

@@ -193,3 +193,24 @@ def test_masked_scatter_broadcasts_the_input_to_the_mask():
         return out, x.grad, source.grad
     _check(call)
     _check(lambda m: m.zeros(4).masked_scatter_(m.tensor(mask), m.arange(12.0)))
+
+
+@pytest.mark.parametrize("call", [lambda m: m.can_cast(m.zeros(2), m.int32), lambda m: m.promote_types(m.float32, 1),
+                                  lambda m: m.promote_types(m.zeros(2), m.int64), lambda m: m.can_cast(m.float32, "x"),
+                                  lambda m: str(m.promote_types(m.uint8, m.int8)).split(".")[-1],
+                                  lambda m: m.can_cast(m.float32, m.int32)])
+def test_dtype_functions_take_dtypes_only(call):
+    _check(call)
+
+
+@pytest.mark.parametrize("call", [lambda m: m.arange(3.0), lambda m: m.arange(0.0, 1.0, 0.25), lambda m: m.arange(3),
+                                  lambda m: m.arange(1.5), lambda m: m.linspace(0, 1, 3), lambda m: m.zeros(2)])
+def test_factories_make_a_bfloat16_default_dtype(call):
+    def made(m):
+        old = m.get_default_dtype()
+        m.set_default_dtype(m.bfloat16)
+        try:
+            return call(m)
+        finally:
+            m.set_default_dtype(old)
+    _check(made)
