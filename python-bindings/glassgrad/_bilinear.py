@@ -9,6 +9,7 @@ from typing import Optional
 
 from . import _C, _args, _autocast
 from ._tensor import Tensor
+from ._torch_operands import named_node
 
 
 @_autocast.op("bilinear")
@@ -52,7 +53,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         raise _C.ShapeError(f"channel_shuffle: Number of channels must be divisible by groups. Got {c} channels and "
                             f"{groups} groups.\n  fix: groups dividing {c}")
     rest = tuple(input.shape[2:])
-    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    y = input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+    return named_node(y, "ChannelShuffleBackward0", input)  # PyTorch's one node of the input
 
 
 def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:

@@ -114,4 +114,5 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     out = plane.reshape(n, c, hp, wp)
     if any(p):
         out = out[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]
-    return out.reshape(*out.shape[1:]) if input.ndim == 2 else out
+    # PyTorch's one node of the input, batched or not
+    return named_node(out.reshape(*out.shape[1:]) if input.ndim == 2 else out, "Col2ImBackward0", input)

@@ -26,6 +26,7 @@ from ._factories import linspace, ones
 from ._math import abs as _abs, clamp, floor, fmod, logical_and, mul, nan_to_num, round as _round
 from ._spatial import cat
 from ._tensor import RefusedValueError, Tensor
+from ._torch_operands import named_node
 
 _DEFAULT_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                     "Please specify align_corners=True if the old behavior is desired. See the documentation of "
@@ -84,7 +85,8 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     for m in spatial:
         cells *= m
     base = cat(columns, dim=k).reshape(1, cells, k + 1)
-    return base.matmul(theta.transpose(1, 2)).reshape(n, *spatial, k)
+    # PyTorch's one node of theta
+    return named_node(base.matmul(theta.transpose(1, 2)).reshape(n, *spatial, k), "AffineGridGeneratorBackward0", theta)
 
 
 def _unnormalize(coord: Tensor, size: int, align_corners: bool) -> Tensor:
@@ -151,6 +153,13 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     output (N, C, H_out, W_out); or (N, C, D, H, W) at (N, D_out, H_out, W_out, 3) of (x, y, z)
     (torch.nn.functional.grid_sample). mode 'bilinear' (trilinear for 5-D), 'nearest', or
     'bicubic' (4-D: the 4 x 4 taps around each point, each tap's pixel moved by padding_mode)."""
+    out = _sampled(input, grid, mode, padding_mode, align_corners)
+    # PyTorch's one node of (input, grid), GridSampler2DBackward0 or GridSampler3DBackward0
+    return named_node(out, f"GridSampler{input.ndim - 2}DBackward0", input, grid)
+
+
+def _sampled(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners) -> Tensor:
+    """grid_sample's values (grid_sample names the node)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")

@@ -23,6 +23,7 @@ import numpy as np
 from . import _C, _args
 from ._factories import zeros
 from ._tensor import Tensor, tensor
+from ._torch_operands import named_node
 
 Windows = Tuple[Tuple[int, ...], ...]
 
@@ -181,5 +182,10 @@ def max_unpool(where_: str, input: Tensor, indices: Tensor, kernel: Sequence[int
     planes = zeros(n, c, volume, dtype=x.dtype, device=x.device)
     pooled = int(np.prod(x.shape[2:]))  # explicit, no -1: a batch of 0 has 0 elements
     out = planes.scatter(2, idx.reshape(n, c, pooled), x.reshape(n, c, pooled)).reshape(n, c, *sizes)
-    return out if batched else out.squeeze(0)
+    # PyTorch's node of the input (max_unpool1d's: the squeeze of its 2-d unpool)
+    return named_node(out if batched else out.squeeze(0), _UNPOOL_NODES[where_], input)
+
+
+_UNPOOL_NODES = {"max_unpool1d": "SqueezeBackward1", "max_unpool2d": "MaxUnpool2DBackward0",
+                 "max_unpool3d": "MaxUnpool3DBackward0"}
 

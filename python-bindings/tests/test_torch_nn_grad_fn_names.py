@@ -7,7 +7,9 @@ eval (NativeBatchNormBackward0), nll_loss / cross_entropy of (N, C, d1, ...) inp
 antialiased resamplings (UpsampleBilinear2DAaBackward0) and mode='area' (PyTorch's adaptive
 pools), the adaptive pools (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool3DBackward0, ...) and the
 pools PyTorch computes with indices (MaxPool2DWithIndicesBackward0, MaxPool3DWithIndicesBackward0,
-AvgPool3DBackward0); each call's value and float64 gradients as PyTorch's too. Skipped without torch."""
+AvgPool3DBackward0), the unpools, fold (Col2ImBackward0), channel_shuffle, grid_sample
+(GridSampler2DBackward0) and affine_grid (AffineGridGeneratorBackward0); each call's value and
+float64 gradients as PyTorch's too. Skipped without torch."""
 import numpy as np
 import pytest
 
@@ -118,6 +120,28 @@ _CASES = {
     "adaptive_max_pool3d": lambda L, x, x4: L.nn.functional.adaptive_max_pool3d(x4[None], (1, 4, 3)),
     "lp_pool2d": lambda L, x, x4: L.nn.functional.lp_pool2d(x4, 2, 2),
     "lp_pool3d": lambda L, x, x4: L.nn.functional.lp_pool3d(x4[None], 2, (1, 2, 2)),
+    "max_unpool2d": lambda L, x, x4: L.nn.functional.max_unpool2d(*L.nn.functional.max_pool2d(
+        x4, 2, return_indices=True), 2),
+    "max_unpool2d unbatched": lambda L, x, x4: L.nn.MaxUnpool2d(2)(*L.nn.MaxPool2d(2, return_indices=True)(x4[0])),
+    "max_unpool1d": lambda L, x, x4: L.nn.functional.max_unpool1d(*L.nn.functional.max_pool1d(
+        x[None], 2, return_indices=True), 2),
+    "max_unpool3d": lambda L, x, x4: L.nn.functional.max_unpool3d(*L.nn.functional.max_pool3d(
+        x4[None], (1, 2, 2), return_indices=True), (1, 2, 2)),
+    "fold": lambda L, x, x4: L.nn.functional.fold(x4.reshape(2, 16, 9), 4, 2),
+    "fold unbatched": lambda L, x, x4: L.nn.Fold((3, 4), (2, 3), padding=1)(x4.reshape(18, 16)[:6]),
+    "channel_shuffle": lambda L, x, x4: L.nn.functional.channel_shuffle(x4, 2),
+    "nn.ChannelShuffle": lambda L, x, x4: L.nn.ChannelShuffle(4)(x4),
+    "grid_sample": lambda L, x, x4: L.nn.functional.grid_sample(x4, x4[:, :2].permute(0, 2, 3, 1).tanh(),
+                                                                align_corners=False),
+    "grid_sample nearest border": lambda L, x, x4: L.nn.functional.grid_sample(
+        x4, x4[:, 1:3].permute(0, 2, 3, 1).tanh(), mode="nearest", padding_mode="border", align_corners=True),
+    "grid_sample bicubic": lambda L, x, x4: L.nn.functional.grid_sample(x4, x4[:, :2].permute(0, 2, 3, 1).tanh(),
+                                                                        mode="bicubic", align_corners=False),
+    "grid_sample 3-d": lambda L, x, x4: L.nn.functional.grid_sample(
+        x4[None], x4[:, :3, :2].permute(0, 2, 3, 1)[None].tanh(), align_corners=False),
+    "affine_grid": lambda L, x, x4: L.nn.functional.affine_grid(x4[:, 0, :2, :3], (2, 1, 4, 5), align_corners=False),
+    "affine_grid 3-d": lambda L, x, x4: L.nn.functional.affine_grid(x4[:, 0, :3, :4], (2, 1, 3, 4, 5),
+                                                                    align_corners=True),
 }
 
 
