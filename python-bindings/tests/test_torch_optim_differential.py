@@ -202,3 +202,22 @@ def test_parameter_errors_are_torchs():
             lib.optim.SGD([lib.ones(2, requires_grad=True) * 2], lr=0.1)
         with pytest.raises(ValueError, match="empty parameter list"):
             lib.optim.Adam([], lr=0.1)
+
+
+@pytest.mark.parametrize("name, betas", [("RAdam", (0.9, 0.999)), ("RAdam", (0.8, 0.9))])
+def test_the_moving_average_weight_is_rounded_as_torchs(name, betas):
+    """1 - beta1 is computed in double and read as the parameter's float32, as PyTorch's Python
+    float is: RAdam's float32 steps are PyTorch's bit for bit (Adamax and NAdam still differ by an
+    ulp or a few elsewhere)."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal(50).astype(np.float32)
+    grads = [rng.standard_normal(50).astype(np.float32) for _ in range(6)]
+    ours = []
+    for lib in (torch, gg):
+        p = lib.nn.Parameter(lib.tensor(w0.copy()))
+        opt = getattr(lib.optim, name)([p], lr=0.01, betas=betas)
+        for g in grads:
+            p.grad = lib.tensor(g.copy())
+            opt.step()
+        ours.append(p.detach().numpy().copy())
+    np.testing.assert_array_equal(ours[1], ours[0])

@@ -40,6 +40,13 @@ def like(scalar: Tensor, p: Tensor) -> Tensor:
     return scalar.astype(p.dtype) if scalar.dtype != p.dtype else scalar
 
 
+def complement(opt, group, key: str, p: Tensor) -> Tensor:
+    """1 - the group's `key` (beta1), a moving average's weight: PyTorch computes it from the
+    Python float in double and its kernel reads it as p's dtype (1 - beta1 in p's float32 would
+    round beta1 first)."""
+    return like(1 - opt._hyper(group, key, p, "float64"), p)
+
+
 def with_weight_decay(p: Tensor, g: Tensor, group) -> Tensor:
     """The gradient with L2 weight decay, g + weight_decay * p, as PyTorch's optimizers add it
     before their update; unchanged when the group decays decoupled (descend applies that)."""

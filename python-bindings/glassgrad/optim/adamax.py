@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ..functional import maximum
-from ._composed import advance_step, descend, lerp, like, power, with_weight_decay
+from ._composed import advance_step, complement, descend, lerp, like, power, with_weight_decay
 from .adam import BetasOptimizer
 from .optimizer import refuse_differentiable
 
@@ -30,8 +30,7 @@ class Adamax(BetasOptimizer):
         st = self._state_with(p, "exp_avg", "exp_inf")
         g = with_weight_decay(p, self._grad(p, group), group)
         step = advance_step(self, st)
-        beta1 = self._hyper(group, "beta1", p)
-        self._assign(st, "exp_avg", lerp(st["exp_avg"], g, 1 - beta1))
+        self._assign(st, "exp_avg", lerp(st["exp_avg"], g, complement(self, group, "beta1", p)))
         self._assign(st, "exp_inf", maximum(st["exp_inf"] * group["betas"][1], g.abs() + group["eps"]))
         correction = 1 - power(self._hyper(group, "beta1", p, "float64"), step)
         descend(self, p, st["exp_avg"] / st["exp_inf"], self._hyper(group, "lr", p) / like(correction, p), group)

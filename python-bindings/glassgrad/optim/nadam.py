@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _args
-from ._composed import advance_step, descend, lerp, like, power, with_weight_decay
+from ._composed import advance_step, complement, descend, lerp, like, power, with_weight_decay
 from .adam import BetasOptimizer
 from .optimizer import refuse_differentiable, scalar_dtype
 
@@ -59,7 +59,7 @@ class NAdam(BetasOptimizer):
         # rounded to that dtype.
         self._assign(st, "mu_product", st["mu_product"] * mu.astype(st["mu_product"].dtype))
         product = st["mu_product"].astype("float64")
-        self._assign(st, "exp_avg", lerp(st["exp_avg"], g, 1 - self._hyper(group, "beta1", p)))
+        self._assign(st, "exp_avg", lerp(st["exp_avg"], g, complement(self, group, "beta1", p)))
         self._assign(st, "exp_avg_sq", st["exp_avg_sq"] * beta2 + g * g * (1 - beta2))
         denom = (st["exp_avg_sq"] / like(1 - power(beta2, step), p)).sqrt() + group["eps"]
         direction = (g * like((1 - mu) / (1 - product), p) +

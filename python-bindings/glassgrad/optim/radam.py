@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ..functional import where
-from ._composed import advance_step, descend, lerp, like, power, with_weight_decay
+from ._composed import advance_step, complement, descend, lerp, like, power, with_weight_decay
 from .adam import BetasOptimizer
 from .optimizer import refuse_differentiable
 
@@ -38,7 +38,7 @@ class RAdam(BetasOptimizer):
         beta2 = group["betas"][1]
         g = with_weight_decay(p, self._grad(p, group), group)
         step = advance_step(self, st)
-        self._assign(st, "exp_avg", lerp(st["exp_avg"], g, 1 - self._hyper(group, "beta1", p)))
+        self._assign(st, "exp_avg", lerp(st["exp_avg"], g, complement(self, group, "beta1", p)))
         self._assign(st, "exp_avg_sq", st["exp_avg_sq"] * beta2 + g * g * (1 - beta2))
         m_hat = st["exp_avg"] / like(1 - power(self._hyper(group, "beta1", p, "float64"), step), p)
         beta2_t = power(beta2, step)

@@ -5,7 +5,7 @@ import math
 from .. import _args
 from .._tensor import Tensor, _op
 from ..functional import where
-from ._composed import like
+from ._composed import complement, like
 from .adam import BetasOptimizer
 
 
@@ -49,7 +49,7 @@ class SparseAdam(BetasOptimizer):
         if p.ndim == 2:  # an embedding table: whole rows
             touched = touched.any(1, keepdim=True)
         st["step"] = step = int(st["step"]) + 1
-        avg = st["exp_avg"] + (g - st["exp_avg"]) * (1 - self._hyper(group, "beta1", p))
+        avg = st["exp_avg"] + (g - st["exp_avg"]) * complement(self, group, "beta1", p)
         avg_sq = st["exp_avg_sq"] + (g * g - st["exp_avg_sq"]) * (1 - beta2)
         self._assign(st, "exp_avg", where(touched, avg, st["exp_avg"]))
         self._assign(st, "exp_avg_sq", where(touched, avg_sq, st["exp_avg_sq"]))
