@@ -1,7 +1,9 @@
 """The Winograd weight gradient over blocks of many tiles (core-runtime/kernels/cpu/conv_winograd.cpp):
 its transformed gradients Z are the point GEMMs' A, written where the CPU allows it straight in
 the GEMM's packed form, cut into blocks of KC tiles (192 with AVX-512) and slivers of 8 channels
-(conv_winograd_kernels.h, "packed A"). These shapes put more tiles than one such block in an
+(conv_winograd_kernels.h, "packed A"); its transformed inputs V are the GEMMs' B, written in
+the GEMM's packed form where the input channels fill whole NR-wide slivers ("packed B": 16 float32
+channels with AVX2, so C = 16, 32 and 48 here; 8 float64). These shapes put more tiles than one such block in an
 image (the last block partial), output channel counts off the vector width (padding slivers),
 at stride 1 (F(2x2) in float32, F(4x4) in float64) and stride 2, on 1 thread (each slot owns some
 points) and 2 (each slot its own images), against the float64 formula and PyTorch's values."""
@@ -22,6 +24,8 @@ SHAPES = [
     ((2, 16, 25, 47, 40), 1),  # 13 x 24 = 312
     ((2, 8, 59, 59, 20), 2),   # 30 x 30 outputs, 15 x 15 = 225 tiles at stride 2
     ((2, 12, 45, 61, 33), 2),  # 23 x 31 outputs, 12 x 16 = 192: exactly one block
+    ((2, 32, 25, 31, 24), 1),  # 13 x 16 = 208: V in two slivers of 16 channels
+    ((3, 48, 37, 29, 16), 2),  # 19 x 15 outputs, 10 x 8 = 80 tiles: three slivers
 ]
 
 

@@ -302,25 +302,43 @@ Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t
 // of the GEMM's MR-channel slivers (AVX-512: MR = 8, L = 16 floats or 8 doubles), the transform
 // writes Z in that packed form (conv_winograd_kernels.h, "packed A") in the same bytes, tiles x
 // K rounded to L a point, and the GEMM reads it in place; the sums are the same, in the same order.
-struct PackedA {
-  int64_t mr = 0, kc = 0, tiles = 0;  // mr 0: the plain layout
+// The same for the transformed inputs V (v_packed_form), the GEMM's B [tiles, C]: where NR is a
+// multiple of L and C rounded to L fills whole NR-wide slivers (AVX2: NR = 16, L = 8 floats, and
+// C a multiple of 16), the transform writes V in the b_packed form, tiles x C a point as before,
+// and the GEMM reads it in place: the row copy of pack_b, which read each point's V back from
+// beyond the L2 cache (a block's V and Z are about 4 MB), is gone (docs/cpu-threads.md).
+struct PackedForm {
+  int64_t mr = 0, kc = 0, tiles = 0;  // the packed A (Z); mr 0: not that
+  int64_t nr = 0;                     // the packed B (V); 0: not that
+  bool any() const { return mr > 0 || nr > 0; }
 };
 
 template <typename T>
-PackedA z_packed_form(const WinogradKernels<T>& kern, DType dt, int64_t tiles) {
+PackedForm z_packed_form(const WinogradKernels<T>& kern, DType dt, int64_t tiles) {
   const int64_t mr = gemm_mr(dt), L = kern.lanes;
   if (mr != L && 2 * mr != L) return {};
-  return {mr, gemm_kc(dt), tiles};
+  PackedForm f;
+  f.mr = mr, f.kc = gemm_kc(dt), f.tiles = tiles;
+  return f;
+}
+
+template <typename T>
+PackedForm v_packed_form(const WinogradKernels<T>& kern, DType dt, int64_t cp, int64_t tiles) {
+  const int64_t nr = gemm_nr(dt);
+  if (nr % kern.lanes != 0 || cp % nr != 0) return {};
+  PackedForm f;
+  f.nr = nr, f.tiles = tiles;
+  return f;
 }
 
 // Stages channel block cb of one image ([channels][h][w]) and transforms its tiles into
 // `trans` (tiles first_tile ..): (m+2)x(m+2) input windows (input = true) or m x m gradient tiles,
-// in the plain layout or, when packed.mr > 0, the GEMM's packed A (z_packed_form).
+// in the plain layout or the GEMM's packed A (z_packed_form) or packed B (v_packed_form).
 template <typename T>
 void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64_t channels, int64_t h, int64_t w,
                            int64_t top, int64_t left, int64_t rows, int64_t cols, const WinoShape& s, int64_t cb,
                            T* stage_buf, T* trans, int64_t tile_stride, int64_t first_tile, bool input,
-                           PackedA packed = {}) {
+                           PackedForm packed = {}) {
   const int64_t L = kern.lanes;
   WinoStage<T> st;
   st.x = image + cb * L * h * w;
@@ -333,7 +351,7 @@ void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64
   t.tiles_h = s.th(), t.tiles_w = s.tw();
   t.trans = trans + cb * L, t.xi_stride = skewed<T>(s.block_tiles() * tile_stride), t.tile_stride = tile_stride;
   t.first_tile = first_tile;
-  if (packed.mr > 0) t.trans = trans, t.cb = cb, t.mr = packed.mr, t.kc = packed.kc, t.tiles = packed.tiles;
+  if (packed.any()) t.trans = trans, t.cb = cb, t.mr = packed.mr, t.kc = packed.kc, t.nr = packed.nr, t.tiles = packed.tiles;
   (input ? kern.input_tiles : kern.grad_tiles)(t);
 }
 
@@ -530,12 +548,22 @@ namespace {
 // in place in the packed form (a_packed_m: K rounded to L, the rows the transform wrote), or
 // through strides.
 template <typename T>
-void set_z_operand(GemmProblem<T>& p, const T* z, int64_t kp, const PackedA& za) {
+void set_z_operand(GemmProblem<T>& p, const T* z, int64_t kp, const PackedForm& za) {
   if (za.mr > 0) {
     p.a_packed = z;
     p.a_packed_m = kp;
   } else {
     p.a = transpose_of<T>(z, kp);
+  }
+}
+
+// Its B = V[xi] [tiles, C] from V written with va (v_packed_form): in place, or row-major.
+template <typename T>
+void set_v_operand(GemmProblem<T>& p, const T* v, int64_t cp, const PackedForm& va) {
+  if (va.nr > 0) {
+    p.b_packed = v;
+  } else {
+    p.b = row_major<T>(v, cp);
   }
 }
 
@@ -561,12 +589,12 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
       const int64_t first = g.n * sl / used, last = g.n * (sl + 1) / used;
       for (int64_t n0 = first; n0 < last; n0 += s.ipb) {
         const int64_t images = std::min(s.ipb, last - n0), tiles = images * tpi;
-        const PackedA za = z_packed_form(kern, dt, tiles);
+        const PackedForm za = z_packed_form(kern, dt, tiles), va = v_packed_form(kern, dt, cp, tiles);
         // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles.
         for (int64_t i = 0; i < images; ++i) {
           for (int64_t cb = 0; cb < c_blocks; ++cb)
             transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(),
-                                  s.in_cols(), s, cb, b.stage_in[sl], v, cp, i * tpi, /*input=*/true);
+                                  s.in_cols(), s, cb, b.stage_in[sl], v, cp, i * tpi, /*input=*/true, va);
           for (int64_t kb = 0; kb < k_blocks; ++kb)
             transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
                                   s.out_cols(), s, kb, b.stage_out[sl], z, kp, i * tpi, /*input=*/false, za);
@@ -575,7 +603,7 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
         for (int64_t xi = 0; xi < s.points(); ++xi) {
           GemmProblem<T> p(g.k, g.c, tiles);
           set_z_operand(p, z + xi * z_stride, kp, za);
-          p.b = row_major<T>(v + xi * v_stride, cp);
+          set_v_operand(p, v + xi * v_stride, cp, va);
           p.beta = n0 == first ? T(0) : T(1);
           p.c = du + xi * du_stride;
           p.ldc = g.c;
@@ -631,12 +659,13 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
       const int64_t xi0 = s.points() * sl / used, xi1 = s.points() * (sl + 1) / used;
       for (int64_t n0 = 0; n0 < g.n; n0 += s.ipb) {
         const int64_t images = std::min(s.ipb, g.n - n0), tiles = images * tpi;
-        const PackedA za = z_packed_form(kern, dt, tiles);
+        const PackedForm za = z_packed_form(kern, dt, tiles), va = v_packed_form(kern, dt, cp, tiles);
         // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles.
         for (int64_t i = 0; i < images; ++i) {
           for (int64_t cb = 0; cb < c_blocks; ++cb)
             transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(),
-                                  s.in_cols(), s, cb, b.stage_in[sl], b.trans_in[sl], cp, i * tpi, /*input=*/true);
+                                  s.in_cols(), s, cb, b.stage_in[sl], b.trans_in[sl], cp, i * tpi, /*input=*/true,
+                                  va);
           for (int64_t kb = 0; kb < k_blocks; ++kb)
             transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
                                   s.out_cols(), s, kb, b.stage_out[sl], b.trans_out[sl], kp, i * tpi, /*input=*/false,
@@ -646,7 +675,7 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
         for (int64_t xi = xi0; xi < xi1; ++xi) {
           GemmProblem<T> p(g.k, g.c, tiles);
           set_z_operand(p, b.trans_out[sl] + xi * z_stride, kp, za);
-          p.b = row_major<T>(b.trans_in[sl] + xi * v_stride, cp);
+          set_v_operand(p, b.trans_in[sl] + xi * v_stride, cp, va);
           p.beta = n0 == 0 ? T(0) : T(1);
           p.c = b.filters + xi * du_stride;
           p.ldc = g.c;

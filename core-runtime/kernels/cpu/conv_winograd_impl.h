@@ -123,6 +123,14 @@ inline void load_window(const WinoTiles<T>& p, int64_t cb, int64_t r0, int64_t c
 template <typename T, int Points>
 inline void store_points(const WinoTiles<T>& p, int64_t t, int64_t cb, const typename Vec<T>::type* v) {
   constexpr int L = Vec<T>::lanes;
+  if (p.nr > 0) {
+    // The GEMM's b_packed form (conv_winograd_kernels.h): the vector's L channels are one run of
+    // the sliver that holds them, NR values a tile.
+    const int64_t tt = p.first_tile + t, ch = (p.cb + cb) * L;
+    T* dst = p.trans + (ch - ch % p.nr) * p.tiles + tt * p.nr + ch % p.nr;
+    for (int xi = 0; xi < Points; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
+    return;
+  }
   if (p.mr == 0) {
     T* dst = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
     for (int xi = 0; xi < Points; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);

@@ -15,6 +15,11 @@
 //                  (xi, t, ch) at trans[xi * xi_stride + pc * tile_stride + ch' * kcb + (t - pc) *
 //                  MR + ch % MR], pc = t - t % KC, kcb = min(KC, tiles - pc), ch' = ch - ch % MR.
 //                  Only where MR = L or L / 2 (AVX-512), so a vector is one or two slivers' runs.
+//   packed B       (WinoTiles::nr > 0) each point's [tiles, channels] matrix as the GEMM's B in
+//                  the b_packed form (gemm_kernel.h: NR-channel slivers as deep as the block's
+//                  tiles, NR values a tile): (xi, t, ch) at trans[xi * xi_stride + (ch - ch % NR) *
+//                  tiles + t * NR + ch % NR]. Only where NR is a multiple of L and the channels
+//                  rounded to L fill whole slivers, so a vector is one run of one sliver.
 //   packed filters alpha^2 GEMM B operands in the GEMM's b_packed form (gemm_kernel.h), matrix
 //                  xi at packed + xi * xi_stride.
 #pragma once
@@ -46,8 +51,9 @@ struct WinoTiles {
   T* trans;
   int64_t xi_stride, tile_stride, first_tile;
   // The packed A layout (above) when mr > 0: mr = MR, kc = KC, tiles = the GEMM's k (the block's
-  // tiles); trans then points at channel 0 (not at the channel block), blocks is 1.
-  int64_t mr = 0, kc = 0, tiles = 0, cb = 0;
+  // tiles); the packed B layout when nr > 0: nr = NR, tiles likewise. In both, trans points at
+  // channel 0 (not at the channel block cb), blocks is 1.
+  int64_t mr = 0, kc = 0, tiles = 0, cb = 0, nr = 0;
 };
 
 // y [k][ho][wo] <- yb (blocked [ceil(k / L)][rows][cols][L], rows >= ho, cols >= wo) + bias[k]
