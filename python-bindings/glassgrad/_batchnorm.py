@@ -147,10 +147,10 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     training forward calls it directly, with the shape it read): normalized by the batch's
     statistics, and the running ones updated in place when given. Stored statistics and a float
     momentum (every step of a training loop) are updated by the node update_running_stats
-    records for them, in one runtime call that also moves the two running tensors
-    (_C.lazy_update_stored_stats); the batch's statistics stay handles, never Tensors, unless an
-    inference tensor lives, an inference_mode block is open or saved-tensor hooks are on
-    (_op_multi's checks and hooks see them).
+    records for them, in the runtime call that records the forward and moves the two running
+    tensors (_C.lazy_batchnorm_training); the batch's statistics are never Tensors, nor handles
+    there, unless an inference tensor lives, an inference_mode block is open or saved-tensor hooks
+    are on (_op_multi's checks and hooks see them).
 
     counter: the layer's num_batches_tracked, or None; given, it is counted (+= 1, in place) once
     the forward is recorded, on every path that returns (an input the rules refuse leaves it as
@@ -159,26 +159,33 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
     if count < 2 and shape[1]:
         return _count(_without_statistics(input, shape, weight, bias), counter)
     if (_tensor._INFERENCE_TENSORS or _saved_tensor_hooks.STACK or _runtime._inference_blocks
-            or _UPDATE_STORED is None):
+            or _TRAINING is None):
         return _count(_training_forward_wrapped(input, count, running_mean, running_var, weight, bias, momentum, eps),
                       counter)
-    y_h, mean_h, var_h = _C.lazy_record_op_outputs("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)},
-                                                   _trace._local, _PACKAGE_DIR)
+    outs = None
+    if running_mean is not None and running_var is not None and type(momentum) is float:
+        # The forward and the statistics update in one runtime call (record_batchnorm_training):
+        # the output's handle when the update was recorded, else the forward's three handles.
+        # float16 / bfloat16 statistics are refused by the update (DTypeError, the counter not
+        # moved): recorded again below, their dtypes read only then (two property reads per layer
+        # and step otherwise) and updated by _update_in_float32.
+        try:
+            outs = _TRAINING("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)}, "BatchNormUpdateStats",
+                             running_mean, running_var, {"momentum": momentum, "count": count}, _trace._local,
+                             _PACKAGE_DIR, counter)
+        except _C.DTypeError:
+            if not _storage_typed(running_mean, running_var):
+                raise
+        if outs is not None and type(outs) is not list:
+            y = Tensor.__new__(Tensor)  # _wrap, written out: no inference_mode block is open
+            y._h = outs
+            return y
+    y_h, mean_h, var_h = outs or _C.lazy_record_op_outputs("BatchNorm2DTrain", [input, weight, bias],
+                                                           {"eps": float(eps)}, _trace._local, _PACKAGE_DIR)
     y = Tensor.__new__(Tensor)  # _wrap, written out: no inference_mode block is open
     y._h = y_h
     if running_mean is None or running_var is None:
         return _count(y, counter)
-    if type(momentum) is float:
-        # float16 / bfloat16 statistics are refused by the runtime's op (DTypeError, nothing
-        # recorded, the counter not moved) and updated by _update_in_float32: their dtypes are
-        # read only then (two property reads per layer and step otherwise).
-        try:
-            if _UPDATE_STORED("BatchNormUpdateStats", running_mean, running_var, mean_h, var_h,
-                              {"momentum": momentum, "count": count}, _trace._local, _PACKAGE_DIR, counter):
-                return y
-        except _C.DTypeError:
-            if not _storage_typed(running_mean, running_var):
-                raise
     update_running_stats(running_mean, running_var, _wrap(mean_h), _wrap(var_h), count, momentum)
     return _count(y, counter)
 
@@ -190,8 +197,9 @@ def _count(y: Tensor, counter: Optional[Tensor]) -> Tensor:
     return y
 
 
-# The runtime's statistics update (None in an extension built before it: the wrapped path).
-_UPDATE_STORED = getattr(_C, "lazy_update_stored_stats", None)
+# The runtime's forward and statistics update in one call (None in an extension built before it:
+# the wrapped path).
+_TRAINING = getattr(_C, "lazy_batchnorm_training", None)
 
 
 def _training_forward_wrapped(input: Tensor, count: int, running_mean: Optional[Tensor], running_var: Optional[Tensor],

@@ -519,22 +519,25 @@ void bind_lazy(py::module_& m) {
   // The same for an op of several outputs (glassgrad._tensor._op_multi): every output's handle.
   m.def("lazy_record_op_outputs", &record_from_python, py::arg("op"), py::arg("inputs"), py::arg("attrs"),
         py::arg("stacks"), py::arg("package_dir"));
-  // A BatchNorm layer's statistics update (lazy_updates.h, update_stored_stats): the running
-  // statistics and the counter (num_batches_tracked, or None) are tensors (their `_h`), the
-  // batch's statistics handles.
-  m.def("lazy_update_stored_stats",
-        [](const py::str& op, const py::object& running_mean, const py::object& running_var, const py::object& mean,
-           const py::object& var, const py::dict& attrs, const py::object& stacks, const py::str& package_dir,
-           const py::object& counter) {
+  // A BatchNorm layer's training forward and statistics update in one call (lazy_updates.h,
+  // record_batchnorm_training): the output's handle when the update was recorded, else the
+  // forward's three handles in a list.
+  m.def("lazy_batchnorm_training",
+        [](const py::str& op, const py::object& inputs, const py::dict& attrs, const py::str& update,
+           const py::object& running_mean, const py::object& running_var, const py::dict& update_attrs,
+           const py::object& stacks, const py::str& package_dir, const py::object& counter) -> py::object {
           std::vector<py::object> held;
-          return lazy::update_stored_stats(schema_named(op), *handle_of_tensor(running_mean.ptr(), held),
-                                           *handle_of_tensor(running_var.ptr(), held), *handle_ptr(mean),
-                                           *handle_ptr(var), shared_attrs_from_dict(attrs),
-                                           meta_from_python(stacks, package_dir),
-                                           counter.is_none() ? nullptr : handle_of_tensor(counter.ptr(), held));
+          std::vector<Handle*> ins = handles_of_tensors(inputs, held);
+          auto outs = lazy::record_batchnorm_training(
+              schema_named(op), ins, shared_attrs_from_dict(attrs), schema_named(update),
+              *handle_of_tensor(running_mean.ptr(), held), *handle_of_tensor(running_var.ptr(), held),
+              shared_attrs_from_dict(update_attrs), meta_from_python(stacks, package_dir),
+              counter.is_none() ? nullptr : handle_of_tensor(counter.ptr(), held));
+          return outs.size() == 1 ? py::cast(std::move(outs[0])) : py::cast(std::move(outs));
         },
-        py::arg("op"), py::arg("running_mean"), py::arg("running_var"), py::arg("mean"), py::arg("var"),
-        py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"), py::arg("counter") = py::none());
+        py::arg("op"), py::arg("inputs"), py::arg("attrs"), py::arg("update"), py::arg("running_mean"),
+        py::arg("running_var"), py::arg("update_attrs"), py::arg("stacks"), py::arg("package_dir"),
+        py::arg("counter") = py::none());
   // An optimizer's in-place updates in one call, logged in a step's journal (lazy_updates.h).
   py::class_<lazy::UpdateJournal>(m, "UpdateJournal",
                                   "The values an optimizer step's updates moved its tensors from, in order.")

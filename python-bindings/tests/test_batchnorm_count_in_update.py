@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
-from glassgrad import _C
+from glassgrad import _batchnorm, _C
 
 
 def _batches(n, shape=(4, 3, 2, 2), seed=0):
@@ -33,22 +33,23 @@ def _expected(batches, momentum):
 
 
 def _recorded_ops(monkeypatch) -> list:
-    """The op names recorded through the two general recording calls from now on."""
+    """The op names recorded through the two general recording calls and BatchNorm's forward call
+    (the forward's op name) from now on."""
     names = []
-    for attr in ("lazy_record_op", "lazy_record_op_outputs"):
-        real = getattr(_C, attr)
+    for owner, attr in ((_C, "lazy_record_op"), (_C, "lazy_record_op_outputs"), (_batchnorm, "_TRAINING")):
+        real = getattr(owner, attr)
 
         def counting(op, *args, _real=real, **kwargs):
             names.append(str(op))
             return _real(op, *args, **kwargs)
 
-        monkeypatch.setattr(_C, attr, counting)
+        monkeypatch.setattr(owner, attr, counting)
     return names
 
 
 def test_count_is_recorded_by_the_statistics_update_call(monkeypatch):
-    # Every BatchNorm layer of a training loop: the forward is one general recording call, and
-    # the count rides along with the statistics update.
+    # Every BatchNorm layer of a training loop: the forward is one recording call, and the
+    # statistics update and the count ride along with it.
     x = _batches(1)[0]
     bn = gg.nn.BatchNorm2d(3)
     xt = gg.tensor(x)

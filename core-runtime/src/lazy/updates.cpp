@@ -153,6 +153,17 @@ bool update_stored_stats(const OpSchema& op, Handle& running_mean, Handle& runni
   return true;
 }
 
+std::vector<std::unique_ptr<Handle>> record_batchnorm_training(const OpSchema& forward, const std::vector<Handle*>& inputs,
+                                                               const SharedAttrs& forward_attrs, const OpSchema& update,
+                                                               Handle& running_mean, Handle& running_var,
+                                                               const SharedAttrs& update_attrs, const SharedMeta& meta,
+                                                               Handle* counter) {
+  std::vector<std::unique_ptr<Handle>> outs = record_handles(forward, inputs, forward_attrs, meta);
+  if (outs.size() != 3) throw InternalError("record_batchnorm_training: " + forward.name + " has " + std::to_string(outs.size()) + " outputs, not 3");
+  if (update_stored_stats(update, running_mean, running_var, *outs[1], *outs[2], update_attrs, meta, counter)) outs.resize(1);
+  return outs;
+}
+
 std::vector<int64_t> views(const std::vector<Handle*>& handles) {
   std::vector<int64_t> out;
   for (size_t i = 0; i < handles.size(); ++i)
