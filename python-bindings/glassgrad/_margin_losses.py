@@ -132,4 +132,4 @@ def multi_margin_loss(input: Tensor, target, p: int = 1, margin: float = 1.0,
     loss = where(others, z, 0.0).sum(1) / classes
     if input.ndim == 1:
         loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, node="MultiMarginLossBackward0")  # PyTorch's one node, every reduction

@@ -60,7 +60,7 @@ def multilabel_margin_loss(input: Tensor, target, size_average=None, reduce=None
     loss = (pair * scale).sum((1, 2)) / classes
     if input.ndim == 1:
         loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, node="MultilabelMarginLossBackward0")  # PyTorch's one node, every reduction
 
 
 def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,

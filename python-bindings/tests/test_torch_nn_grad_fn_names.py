@@ -8,7 +8,8 @@ antialiased resamplings (UpsampleBilinear2DAaBackward0) and mode='area' (PyTorch
 pools), the adaptive pools (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool3DBackward0, ...) and the
 pools PyTorch computes with indices (MaxPool2DWithIndicesBackward0, MaxPool3DWithIndicesBackward0,
 AvgPool3DBackward0), the unpools, fold (Col2ImBackward0), channel_shuffle, grid_sample
-(GridSampler2DBackward0) and affine_grid (AffineGridGeneratorBackward0); each call's value and
+(GridSampler2DBackward0), affine_grid (AffineGridGeneratorBackward0), multi_margin_loss and
+multilabel_margin_loss (their loss's node, every reduction); each call's value and
 float64 gradients as PyTorch's too. Skipped without torch."""
 import numpy as np
 import pytest
@@ -142,6 +143,15 @@ _CASES = {
     "affine_grid": lambda L, x, x4: L.nn.functional.affine_grid(x4[:, 0, :2, :3], (2, 1, 4, 5), align_corners=False),
     "affine_grid 3-d": lambda L, x, x4: L.nn.functional.affine_grid(x4[:, 0, :3, :4], (2, 1, 3, 4, 5),
                                                                     align_corners=True),
+    "multi_margin_loss": lambda L, x, x4: L.nn.functional.multi_margin_loss(x, _labels(L, (4,))),
+    "multi_margin_loss p=2 weight sum": lambda L, x, x4: L.nn.functional.multi_margin_loss(
+        x, _labels(L, (4,)), p=2, weight=L.tensor(_T[0]), reduction="sum"),
+    "multi_margin_loss none 1-d": lambda L, x, x4: L.nn.functional.multi_margin_loss(x[0], _labels(L, ()),
+                                                                                     reduction="none"),
+    "multilabel_margin_loss": lambda L, x, x4: L.nn.functional.multilabel_margin_loss(
+        x, L.tensor([[1, 3, -1, 0, 0, 0], [0, -1, 0, 0, 0, 0], [5, 4, 3, 2, 1, 0], [-1, 0, 0, 0, 0, 0]])),
+    "nn.MultiLabelMarginLoss(reduction='none')": lambda L, x, x4: L.nn.MultiLabelMarginLoss(reduction="none")(
+        x, L.tensor([[1, 3, -1, 0, 0, 0], [0, -1, 0, 0, 0, 0], [5, 4, 3, 2, 1, 0], [-1, 0, 0, 0, 0, 0]])),
 }
 
 
