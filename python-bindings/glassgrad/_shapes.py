@@ -846,9 +846,13 @@ def adjoint(input: Tensor) -> Tensor:
     return input.transpose(-2, -1)
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:
-    """input without its size-1 dims, or without those of dim (an int or a tuple) (torch.squeeze)."""
+def squeeze(input: Tensor, dim=_args.ABSENT) -> Tensor:
+    """input without its size-1 dims, or without those of dim (an int or a tuple) (torch.squeeze);
+    dim=None is PyTorch's TypeError (leave dim out for every size-1 dim)."""
     if dim is None:
+        raise _args.InvalidArgumentTypeError("squeeze(): argument 'dim' must be int or tuple of ints, not NoneType\n"
+                                             "  fix: x.squeeze() for every size-1 dim, or x.squeeze(dim)")
+    if dim is _args.ABSENT:
         return _reshape_as(input, [s for s in input.shape if s != 1], "SqueezeBackward0")
     dims = [dim] if isinstance(dim, (numbers.Integral, np.integer)) else list(dim)
     axes = [_axis(d, input, "squeeze") for d in dims]

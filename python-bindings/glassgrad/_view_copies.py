@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from . import _C, _shapes
+from . import _C, _args, _shapes
 from ._tensor import Tensor, _dim
 
 __all__ = ["alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy", "select_copy", "slice_copy",
@@ -59,8 +59,9 @@ def slice_copy(input: Tensor, dim: int = 0, start=None, end=None, step: int = 1)
     return input[(slice(None),) * d + (slice(start, end, step),)].clone()
 
 
-def squeeze_copy(input: Tensor, dim=None) -> Tensor:
-    """torch.squeeze_copy: input.squeeze(dim) copied (dim a dim, a tuple of dims or None)."""
+def squeeze_copy(input: Tensor, dim=_args.ABSENT) -> Tensor:
+    """torch.squeeze_copy: input.squeeze(dim) copied (dim a dim or a tuple of dims; left out, every
+    size-1 dim)."""
     return _shapes.squeeze(input, dim).clone()
 
 

@@ -214,3 +214,11 @@ def test_factories_make_a_bfloat16_default_dtype(call):
         finally:
             m.set_default_dtype(old)
     _check(made)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: x.squeeze(None), lambda m, x: m.squeeze(x, None),
+                                  lambda m, x: x.squeeze(dim=None), lambda m, x: m.squeeze_copy(x, None),
+                                  lambda m, x: x.clone().squeeze_(None), lambda m, x: x.squeeze(), lambda m, x: x.squeeze(1),
+                                  lambda m, x: m.squeeze_copy(x), lambda m, x: x.clone().squeeze_()])
+def test_squeeze_refuses_dim_none(call):
+    _check(lambda m: call(m, m.zeros(2, 1, 3)))
