@@ -38,7 +38,7 @@ def _record(out, source) -> None:
     h = out._h
     if out is source or not h.is_view or not h.shares_storage(source._h) or source.is_inference():
         return
-    view_of(out, source)
+    out._view_base = getattr(source, "_view_base", source)  # view_of, inline: a batch slice's calls are counted
 
 
 def view_of(out, source) -> None:
