@@ -101,7 +101,7 @@ void set_dense_matmul_tile(int tile) {
 int dense_matmul_tile() {
   int v = g_dense_matmul_tile.load();
   if (v < 0) {
-    v = is("GLASSGRAD_MATMUL_DENSE_TILE", "8x8") ? 8 : is("GLASSGRAD_MATMUL_DENSE_TILE", "8x16") ? 16 : 0;
+    v = is("GLASSGRAD_MATMUL_DENSE_TILE", "auto") ? 0 : is("GLASSGRAD_MATMUL_DENSE_TILE", "8x16") ? 16 : 8;
     int unset = -1;
     g_dense_matmul_tile.compare_exchange_strong(unset, v);  // a setter that ran meanwhile wins
     v = g_dense_matmul_tile.load();

@@ -5,9 +5,9 @@
 // resident chunk, strided and broadcast operands, causal and additive masks (whole rows hidden),
 // dropout (the same counter-based mask on both sides) and grids capped below the work (the
 // kernels' grid-stride loops). float32 runs every backward path: gg_attn_dq + gg_attn_dkv
-// (deterministic) and gg_attn_prep + gg_attn_bwd_resident or gg_attn_bwd (dq by atomics, the
-// default; gg_attn_bwd alone under GLASSGRAD_ATTN_KERNELS=previous); the forward runs with its
-// blocks heaviest first and in batch order. The GPU parity tests (pytest -m cuda) compare the same on a GPU.
+// (deterministic) and gg_attn_prep + gg_attn_bwd (dq by atomics, the default) or
+// gg_attn_bwd_resident (GLASSGRAD_ATTN_KERNELS=resident); the forward runs with its blocks in batch
+// order and heaviest first. The GPU parity tests (pytest -m cuda) compare the same on a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,7 +139,7 @@ void check(const Case& c) {
   const double tol = dt == DType::Float32 ? 2e-5 : 1e-12;
   expect_close(want[0], out, "out", tol);
   expect_close(want[1], lse, "lse", tol);
-  // The blocks in batch order (GLASSGRAD_ATTN_KERNELS=previous) compute the same.
+  // The blocks in batch order (the default) compute the same.
   const GGAttention p_batch_order = plan::params_of(g, attention_layout(g, in, false), false);
   Tensor out2 = Tensor::empty(want[0].shape(), dt), lse2 = Tensor::empty(want[1].shape(), dt);
   run(Kernels<T>::fwd, plan::forward_grid(g, tiles), c.cap_grid, static_cast<unsigned>(tiles.fwd_threads),
@@ -169,18 +169,18 @@ void check(const Case& c) {
   const double btol = dt == DType::Float32 ? 5e-5 : 1e-11;
   for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], grads[i], names[i], btol);
 
-  // The float32 default: gg_attn_prep then the kernel that adds dq with atomics, the one the
-  // launcher picks (gg_attn_bwd_resident when the features fit one chunk), and gg_attn_bwd (the
-  // choice `previous`), into outputs holding NaN (gg_attn_prep must zero dq; every other value
+  // The float32 default: gg_attn_prep then the kernel that adds dq with atomics, gg_attn_bwd (the
+  // default) and the one GLASSGRAD_ATTN_KERNELS=resident picks (gg_attn_bwd_resident when the
+  // features fit one chunk), into outputs holding NaN (gg_attn_prep must zero dq; every other value
   // must be written).
   if constexpr (std::is_same<T, float>::value) {
     ASSERT_TRUE(plan::atomic_dq(dt, false));
     ASSERT_FALSE(plan::atomic_dq(dt, true));
-    for (plan::KernelChoice choice : {plan::KernelChoice::Default, plan::KernelChoice::Previous}) {
+    for (plan::KernelChoice choice : {plan::KernelChoice::Resident, plan::KernelChoice::Previous}) {
       const char* kernel = plan::atomic_backward_kernel(bg, tiles, choice);
       SCOPED_TRACE(kernel);
       const bool resident = std::string(kernel) != "gg_attn_bwd_f32";
-      EXPECT_EQ(resident, choice == plan::KernelChoice::Default && bg.e <= 64 && bg.ev <= 64);
+      EXPECT_EQ(resident, choice == plan::KernelChoice::Resident && bg.e <= 64 && bg.ev <= 64);
       std::vector<Tensor> agrads;
       for (const Tensor& w : bwant) {
         agrads.push_back(Tensor::empty(w.shape(), dt));

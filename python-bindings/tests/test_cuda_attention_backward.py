@@ -1,6 +1,7 @@
 """The CUDA attention backward's two paths (docs/attention.md, "The kernels"). In float32, dq is
-added into with atomics from every key block (gg_attn_prep, then gg_attn_bwd_resident where the
-features fit one chunk, else gg_attn_bwd, which also write dk, dv and dmask) unless deterministic algorithms are asked for
+added into with atomics from every key block (gg_attn_prep, then gg_attn_bwd, which also writes dk,
+dv and dmask; under GLASSGRAD_ATTN_KERNELS=resident, gg_attn_bwd_resident where the features fit
+one chunk) unless deterministic algorithms are asked for
 (glassgrad.use_deterministic_algorithms(True) or glassgrad.backends.cudnn.deterministic = True);
 then gg_attn_dq and gg_attn_dkv run, and two runs give the same bits. float64 always takes the
 deterministic path. Each path against the CPU kernel and the NumPy reference at head dims 16, 64,

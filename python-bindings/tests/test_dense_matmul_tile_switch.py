@@ -1,6 +1,7 @@
 """The debugging switch of MatMul's dense float CUDA products (docs/cuda.md, "Dense float
-products"; docs/architecture.md, "Environment variables"): GLASSGRAD_MATMUL_DENSE_TILE=8x8 or 8x16
-forces the micro-tile, read once; any other value leaves the choice to the launcher (0); the
+products"; docs/architecture.md, "Environment variables"): GLASSGRAD_MATMUL_DENSE_TILE=auto leaves
+the choice to the launcher (0), 8x16 forces the wide micro-tile, anything else (unset, 8x8) keeps
+the 8 x 8 tiles (8), read once; the
 setter takes 8, 16 or 0 and refuses another number with a ValueError that names the choices.
 The kernels themselves are checked by core-runtime/tests/test_cuda_emulated_step.cpp on the CPU
 and, on a GPU, by test_cuda_ops.py's products."""
@@ -25,7 +26,7 @@ def _tile_under(value):
     return int(out.stdout.strip())
 
 
-@pytest.mark.parametrize("value,tile", [(None, 0), ("8x8", 8), ("8x16", 16), ("16", 0), ("wide", 0)])
+@pytest.mark.parametrize("value,tile", [(None, 8), ("8x8", 8), ("auto", 0), ("8x16", 16), ("16", 8), ("wide", 8)])
 def test_the_environment_sets_the_default(value, tile):
     assert _tile_under(value) == tile
 

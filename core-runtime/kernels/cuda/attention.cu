@@ -1010,7 +1010,7 @@ GG_KERNEL void __launch_bounds__(gg_attn::Cfg<float, 32>::THREADS)
   gg_attn::backward_dkv<float, true>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
 }
 // gg_attn_bwd for query/key and value features within one chunk (E, Ev <= 64): attention.cpp
-// picks it there. Two register budgets of one kernel: 128 a thread (4 blocks, 16 warps on an
+// picks it there under GLASSGRAD_ATTN_KERNELS=resident (opt-in until timed on a GPU). Two register budgets of one kernel: 128 a thread (4 blocks, 16 warps on an
 // sm_90 multiprocessor, a few spilled words) and 168 (3 blocks, no spill); GLASSGRAD_ATTN_KERNELS
 // selects (attention.cpp).
 GG_KERNEL void __launch_bounds__(gg_attn::kResidentThreads, 4)

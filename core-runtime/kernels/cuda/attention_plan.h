@@ -59,15 +59,16 @@ inline Grid prep_grid(const AttentionGeometry& g, const Tiles& t) {
 // takes the two-kernel path (no double atomicAdd before sm_60).
 inline bool atomic_dq(DType dt, bool deterministic) { return dt == DType::Float32 && !deterministic; }
 
-// Which kernels the float32 backward with atomics launches after gg_attn_prep: gg_attn_bwd_resident
-// (on dkv_grid, resident_threads) when the query/key and value features fit one resident chunk,
-// gg_attn_bwd otherwise. GLASSGRAD_ATTN_KERNELS (attention.cpp) picks a register budget of the
-// resident kernel for measurements (`resident168`), or `previous`: gg_attn_bwd everywhere and the
-// forward's blocks in batch order (params_of's heavy_first off).
-enum class KernelChoice { Default, Resident168, Previous };
+// Which kernels the float32 backward with atomics launches after gg_attn_prep. By default
+// gg_attn_bwd, with every kernel's blocks in batch order (params_of's heavy_first off): the kernels
+// a GPU has run and timed. GLASSGRAD_ATTN_KERNELS (attention.cpp) opts in to gg_attn_bwd_resident
+// (on dkv_grid, resident_threads) where the query/key and value features fit one resident chunk,
+// with the causal blocks heaviest first: `resident` (128 registers a thread) or `resident168`.
+// They pass the emulated test but are not yet timed on a GPU (docs/attention.md).
+enum class KernelChoice { Previous, Resident, Resident168 };
 inline KernelChoice kernel_choice(const char* env) {
   const std::string v = env ? env : "";
-  return v == "previous" ? KernelChoice::Previous : v == "resident168" ? KernelChoice::Resident168 : KernelChoice::Default;
+  return v == "resident" ? KernelChoice::Resident : v == "resident168" ? KernelChoice::Resident168 : KernelChoice::Previous;
 }
 // The kernel after gg_attn_prep (its symbol) and its threads.
 inline const char* atomic_backward_kernel(const AttentionGeometry& g, const Tiles& t, KernelChoice c) {
