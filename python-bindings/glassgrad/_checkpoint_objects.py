@@ -110,6 +110,11 @@ _BUILTINS = {("builtins", n): getattr(builtins, n) for n in ("set", "frozenset",
                                                              "float", "str", "bool", "object")}
 _ALWAYS = {**_BUILTINS, ("_codecs", "encode"): codecs.encode, ("collections", "OrderedDict"): collections.OrderedDict,
            ("collections", "defaultdict"): collections.defaultdict, ("copyreg", "_reconstructor"): copyreg._reconstructor}
+# Of those, the ones weights_only=True refuses unless allowlisted, as PyTorch's weights-only
+# unpickler does (it allows set, complex, bytearray, OrderedDict, Counter and _codecs.encode).
+_NOT_WEIGHTS_ONLY = {("builtins", n) for n in ("frozenset", "slice", "range", "list", "dict", "tuple", "int", "float",
+                                              "str", "bool", "object")} | {("collections", "defaultdict"),
+                                                                           ("copyreg", "_reconstructor")}
 
 
 def _trusted_class(obj) -> bool:
@@ -150,7 +155,7 @@ def find_global(module: str, name: str, weights_only: bool, path: str):
     it is refused and how to allow it (a WeightsOnlyRefusal under weights_only=True, its message
     begun with PyTorch's 'Weights only load failed.')."""
     full = f"{module}.{name}"
-    if (module, name) in _ALWAYS:
+    if (module, name) in _ALWAYS and not (weights_only and (module, name) in _NOT_WEIGHTS_ONLY):
         return _ALWAYS[(module, name)]
     obj = _allowlisted(full)
     if obj is not _MISSING:

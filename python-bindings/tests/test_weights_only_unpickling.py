@@ -71,3 +71,17 @@ def test_a_missing_file_starts_with_the_message_of_torch_loads_open(tmp_path, mo
     assert first == "[Errno 2] No such file or directory: 'shakespeare.pt'"
     assert e.value.errno == errno.ENOENT
     assert isinstance(e.value, gg.CheckpointError) and "fix: check the path" in str(e.value)
+
+
+@pytest.mark.parametrize("value", [slice(1, 2), range(3), frozenset({1}), int, {"d": __import__("collections").defaultdict(int)}],
+                         ids=["slice", "range", "frozenset", "type", "defaultdict"])
+def test_weights_only_refuses_the_builtins_torch_refuses(value, tmp_path):
+    torch = pytest.importorskip("torch")
+    for lib in (torch, gg):
+        lib.save({"v": value}, tmp_path / "v.pt")
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+            lib.load(tmp_path / "v.pt")
+        assert lib.load(tmp_path / "v.pt", weights_only=False)["v"] == value
+    kept = {"s": {1, 2}, "c": 1 + 2j, "b": bytearray(b"ab"), "o": __import__("collections").OrderedDict(a=1)}
+    gg.save(kept, tmp_path / "k.pt")
+    assert gg.load(tmp_path / "k.pt") == kept == torch.load(tmp_path / "k.pt")
