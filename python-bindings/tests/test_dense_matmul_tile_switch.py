@@ -11,13 +11,16 @@ import sys
 
 import pytest
 
+import glassgrad
 from glassgrad import _C
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The directory that holds the glassgrad this process imported (the working tree's, or the installed
+# package's under tools/run_tests.sh), so the child process reads the same build.
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(glassgrad.__file__)))
 
 
 def _tile_under(value):
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python-bindings"))
+    env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT)
     env.pop("GLASSGRAD_MATMUL_DENSE_TILE", None)
     if value is not None:
         env["GLASSGRAD_MATMUL_DENSE_TILE"] = value
