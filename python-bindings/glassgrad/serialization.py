@@ -82,8 +82,10 @@ _VERSION = 1
 _MAX_DEPTH = 100                     # nesting of the saved tree (deeper: refused on save and load)
 
 
-class CheckpointError(_C.GlassgradError):
-    """A checkpoint could not be read (damaged, truncated, foreign or hostile) or written."""
+class CheckpointError(_C.GlassgradError, RuntimeError):
+    """A checkpoint could not be read (damaged, truncated, foreign or hostile) or written; also a
+    RuntimeError, what torch.load raises for a file or map_location it cannot serve, so a ported
+    script's `except RuntimeError` catches it (docs/save-and-resume.md)."""
 
     __module__ = "glassgrad"
 

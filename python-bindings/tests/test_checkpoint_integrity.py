@@ -208,3 +208,15 @@ def test_a_tree_that_contains_itself_is_pickled_as_torch_save_does_or_refused_by
     with pytest.raises(TypeError, match="nested more than"):
         gg.save(tree, tmp_path / "c.gg", format="npz")
     assert os.listdir(tmp_path) == ["c.pt"]
+
+
+def test_checkpoint_errors_are_runtime_errors_as_torch_loads_are(tmp_path):
+    # torch.load raises RuntimeError for a map_location the machine cannot serve (a CUDA device it
+    # lacks); a ported script's `except RuntimeError` must catch glassgrad's refusal too.
+    assert issubclass(serialization.CheckpointError, RuntimeError)
+    path = tmp_path / "w.pt"
+    gg.save({"w": gg.ones(2)}, str(path))
+    if gg.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU, so map_location='cuda:0' is served")
+    with pytest.raises(RuntimeError, match="no usable CUDA GPU"):
+        gg.load(str(path), map_location="cuda:0")
