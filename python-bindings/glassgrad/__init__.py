@@ -137,9 +137,9 @@ _add_out(globals())  # torch.*'s out= on the functions above (their Tensor metho
 del _add_out
 # torch.<name> spellings of F functions whose torch.* signature is F's (tests/test_signature_parity.py)
 from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu, celu_, channel_shuffle, conv1d, conv3d,
-                            conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, group_norm,
-                            hardshrink, max_pool1d, max_pool3d, pairwise_distance, pixel_shuffle, pixel_unshuffle,
-                            prelu, rms_norm, selu_, threshold, threshold_)
+                            conv_tbc, conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity,
+                            group_norm, hardshrink, max_pool1d, max_pool3d, pairwise_distance, pixel_shuffle,
+                            pixel_unshuffle, prelu, rms_norm, selu_, threshold, threshold_)
 
 
 # torch.relu and torch.selu take the input alone (their F spellings add inplace): a second argument

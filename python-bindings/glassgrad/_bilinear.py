@@ -39,6 +39,7 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tens
                             f"with the same leading dims" + (f", a bias of {out}" if bias is not None else ""))
     t = input1 @ weight.permute(1, 0, 2).reshape(in1, out * in2)               # (..., out * in2)
     y = (t.reshape(*input1.shape[:-1], out, in2) * input2.unsqueeze(-2)).sum(-1)
+    y = named_node(y, "ViewBackward0")  # PyTorch's last node before the bias: the view of its trilinear product
     return y if bias is None else y + bias
 
 

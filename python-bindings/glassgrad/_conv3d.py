@@ -15,7 +15,7 @@ from ._conv_transpose import check_kernel, int_tuple
 from ._padding import pad
 from ._shapes import squeeze, unsqueeze
 from ._tensor import Tensor, _op, tensor
-from ._torch_operands import node_attrs
+from ._torch_operands import named_node, node_attrs
 
 IntTuple = Union[int, Tuple[int, ...]]
 
@@ -131,4 +131,5 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     y = total[:, :, p[0]:p[0] + out_d]
     if bias is not None:
         y = y + bias.reshape(1, -1, 1, 1, 1)
-    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
+    y = named_node(y, "ConvolutionBackward0", x, weight, bias)  # PyTorch's one node of (input, weight, bias)
+    return y if input.ndim == 5 else squeeze(y, 0)

@@ -28,7 +28,7 @@ from . import _C, _args, _autocast
 from ._conv_rank import check_input_rank, check_layout
 from ._padding import pad
 from ._tensor import Tensor, _op, _wrap
-from ._torch_operands import WITHOUT_THIRD, node_attrs
+from ._torch_operands import WITHOUT_THIRD, named_node, node_attrs
 
 IntTuple = Union[int, Sequence[int]]
 
@@ -217,13 +217,17 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     (T, B, C_in), weight (k, C_in, C_out), bias (C_out), `pad` steps of zeros at both ends; the
     output (T + 2 pad - k + 1, B, C_out). It is conv1d on the permuted tensors."""
     where = "conv_tbc"
+    for i, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
+        if not isinstance(t, Tensor):  # PyTorch's bias is no optional argument
+            raise TypeError(f"conv_tbc(): argument '{name}' (position {i + 1}) must be Tensor, not "
+                            f"{type(t).__name__}\n  fix: conv_tbc(x, w, glassgrad.zeros(w.shape[2]), pad) for no bias")
     if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1:
         raise _C.ShapeError(f"{where}: expected input (T, B, C_in), weight (k, C_in, C_out) and bias (C_out), got "
                             f"{list(input.shape)}, {list(weight.shape)} and {list(bias.shape)}\n  fix: "
                             f"conv_tbc(x, w, b, pad) with x.shape[2] == w.shape[1] and b.shape[0] == w.shape[2]")
     pad = int_tuple(pad, 1, "pad", where, minimum=0)[0]
     y = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
-    return y.permute(2, 0, 1)
+    return named_node(y.permute(2, 0, 1), "ConvTbcBackward0", input, weight, bias)  # PyTorch's one node
 
 
 @_autocast.op("conv1d")

@@ -26,7 +26,7 @@ from ._indexing import gather, index_add, index_select, known_index_values
 from ._runtime import no_grad, realize
 from ._factories import zeros
 from ._tensor import Tensor, _op, tensor
-from ._torch_operands import node_attrs
+from ._torch_operands import named_node, node_attrs
 from .functional import where
 
 
@@ -249,7 +249,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     rows = lookup(flat, weight, None, scale_grad_by_freq)
     if mode == "max":
         keep = in_bag & (flat.numpy(force=True) != pad) if pad is not None else in_bag  # the layout needs the values
-        return _bag_max(rows, bag, keep, nbags, d)
+        return named_node(_bag_max(rows, bag, keep, nbags, d), _BAG_NODE, weight, per_sample_weights)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(n, 1).astype(dt)
     weight_of = None  # each position's share in its bag: 1, or 0 for padding_idx and positions in no bag
@@ -268,7 +268,11 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
         else:
             count = index_add(zeros(nbags, dtype=dt, device=dev), 0, target, weight_of)
         out = out / count.clamp(1.0, None).reshape(nbags, 1)
-    return out
+    return named_node(out, _BAG_NODE, weight, per_sample_weights)
+
+
+# PyTorch's one node of every mode, of the weight and per_sample_weights (Tensor.grad_fn)
+_BAG_NODE = "EmbeddingBagBackward0"
 
 
 def _bag_max(rows: Tensor, bag: np.ndarray, keep: np.ndarray, nbags: int, d: int) -> Tensor:

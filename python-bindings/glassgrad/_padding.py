@@ -190,7 +190,7 @@ def _padded(input: Tensor, amounts: List[int], mode: str, fill: float) -> Tensor
 _BOOL_REFUSED = {"reflect": "reflection_pad", "replicate": "replication_pad"}
 
 
-# PyTorch's node of each mode's pad ({} the number of padded dims); circular pads are CopySlices
-# of slices there
+# PyTorch's node of each mode's pad ({} the number of padded dims); a circular pad is written
+# there as slices copied into a new tensor, its last write a CopySlices
 _NODES = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{}DBackward0",
-          "replicate": "ReplicationPad{}DBackward0"}
+          "replicate": "ReplicationPad{}DBackward0", "circular": "CopySlices"}

@@ -152,7 +152,36 @@ _CASES = {
         x, L.tensor([[1, 3, -1, 0, 0, 0], [0, -1, 0, 0, 0, 0], [5, 4, 3, 2, 1, 0], [-1, 0, 0, 0, 0, 0]])),
     "nn.MultiLabelMarginLoss(reduction='none')": lambda L, x, x4: L.nn.MultiLabelMarginLoss(reduction="none")(
         x, L.tensor([[1, 3, -1, 0, 0, 0], [0, -1, 0, 0, 0, 0], [5, 4, 3, 2, 1, 0], [-1, 0, 0, 0, 0, 0]])),
+    "embedding_bag": lambda L, x, x4: L.nn.functional.embedding_bag(L.tensor([1, 2, 3, 0]), x, L.tensor([0, 2])),
+    "embedding_bag max": lambda L, x, x4: L.nn.functional.embedding_bag(L.tensor([[1, 2], [3, 3]]), x, mode="max"),
+    "embedding_bag sum per_sample_weights": lambda L, x, x4: L.nn.functional.embedding_bag(
+        L.tensor([1, 2, 3, 0]), x, L.tensor([0, 1]), mode="sum", per_sample_weights=x4[0, 0, 0, :4]),
+    "embedding_bag padding_idx": lambda L, x, x4: L.nn.functional.embedding_bag(L.tensor([[1, 2], [3, 3]]), x,
+                                                                               padding_idx=2),
+    "conv_transpose3d": lambda L, x, x4: L.nn.functional.conv_transpose3d(x4[None], x4[:, :3, :2, :2, None],
+                                                                          x[0, :3], stride=(2, 1, 1)),
+    "conv_transpose3d unbatched": lambda L, x, x4: L.nn.functional.conv_transpose3d(x4, x4[:, :2, :2, :2, None]),
+    "conv_tbc": lambda L, x, x4: L.conv_tbc(x4[0, :3], x4[1, :2, :, :3], x[0, :3], 1),
+    "bilinear": lambda L, x, x4: L.nn.functional.bilinear(x[:, :3], x[:, 3:5], x4[0, :, :3, :2]),
+    "bilinear bias": lambda L, x, x4: L.nn.functional.bilinear(x[:, :3], x[:, 3:5], x4[0, :, :3, :2], x[0, :4]),
+    "multi_head_attention_forward": lambda L, x, x4: _attention(L, x, x4)[0],
+    "multi_head_attention_forward weights": lambda L, x, x4: _attention(L, x, x4)[1],
+    "multi_head_attention_forward per-head weights": lambda L, x, x4: _attention(L, x, x4, False)[1],
+    "multi_head_attention_forward unbatched": lambda L, x, x4: _attention(L, x[:3], x4)[0],
+    "pad circular 1-d": lambda L, x, x4: L.nn.functional.pad(x[None], (2, 1), mode="circular"),
+    "pad circular 2-d": lambda L, x, x4: L.nn.functional.pad(x4, (1, 2, 2, 1), mode="circular"),
+    "nn.CircularPad3d": lambda L, x, x4: L.nn.CircularPad3d(1)(x4),
 }
+
+
+def _attention(L, x, x4, average=True):
+    """F.multi_head_attention_forward over a query of x, (L, N, E) = (3, 2, 4) or unbatched (3, 4)
+    for x[:3], with weights cut from x4, for 2 heads."""
+    q = x.reshape(3, 2, 4) if x.shape[0] == 4 else x[:, :4]
+    flat = x4.reshape(-1)
+    return L.nn.functional.multi_head_attention_forward(
+        q, q, q, 4, 2, flat[:48].reshape(12, 4), flat[48:60], None, None, False, 0.0, flat[60:76].reshape(4, 4),
+        flat[76:80], average_attn_weights=average)
 
 
 def _run(L, name):
@@ -173,6 +202,17 @@ def test_a_functional_call_is_named_and_differentiated_as_torch(name):
     np.testing.assert_allclose(value, want_value, rtol=1e-10, atol=1e-12)
     for g, w in zip(grads, want_grads):
         np.testing.assert_allclose(g, w, rtol=1e-8, atol=1e-10)
+
+
+def test_a_batch_first_multihead_attention_layer_is_named_as_torch():
+    """PyTorch's batch_first layer transposes the functional form's (L, N, E) output back."""
+    names = []
+    for L in (torch, gg):
+        layer = L.nn.MultiheadAttention(4, 2, batch_first=True, dtype=L.float64)
+        q = L.tensor(_X.reshape(2, 3, 4))
+        names.append([type(t.grad_fn).__name__ for t in layer(q, q, q)]
+                     + [type(layer(q, q, q, average_attn_weights=False)[1].grad_fn).__name__])
+    assert names[1] == names[0]
 
 
 def test_rrelu_in_training_is_named_as_torch():

@@ -27,6 +27,7 @@ from .._sdpa_backends import SDPBackend, sdpa_kernel  # noqa: F401  (torch.nn.at
 from .._padding import pad
 from .._spatial import cat, dropout
 from .._tensor import Tensor, _op, _scalar_like, tensor
+from .._torch_operands import named_node
 from .init import constant_, xavier_normal_, xavier_uniform_
 from .layers import Linear, as_bfloat16, parameter_dtype
 from .module import Module, Parameter
@@ -207,6 +208,8 @@ def attention_batch_first(query: Tensor, key: Tensor, value: Tensor, num_heads: 
         out = weights @ vh
         if average_attn_weights:
             weights = weights.mean(dim=1)
+        else:  # PyTorch's per-head weights: the view of its (N H, L, S) batch as (N, H, L, S)
+            weights = named_node(weights, "ViewBackward0")
     else:
         out = scaled_dot_product_attention(qh, kh, vh, mask, dropout_p, is_causal)
         weights = None
@@ -245,7 +248,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
                                      key_padding_mask, need_weights, attn_mask, use_separate_proj_weight,
                                      q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v,
                                      average_attn_weights, is_causal)
-    out = out.transpose(0, 1)
+    # PyTorch computes in (L, N, E), its output the view of the out-projection's rows (ViewBackward0)
+    out = named_node(out.transpose(0, 1), "ViewBackward0")
     if not batched:
         out = out.squeeze(1)
         weights = None if weights is None else weights.squeeze(0)
@@ -381,4 +385,6 @@ class MultiheadAttention(Module):
         if not (self.batch_first and batched):
             args["use_separate_proj_weight"] = args.pop("separate")
             return multi_head_attention_forward(query, key, value, **args)
-        return _batch_first_call(query, key, value, **args)
+        out, weights = _batch_first_call(query, key, value, **args)
+        # PyTorch's batch_first layer transposes F.multi_head_attention_forward's output back
+        return named_node(out, "TransposeBackward0"), weights
