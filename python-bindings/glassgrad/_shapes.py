@@ -22,7 +22,8 @@ from ._reductions import sum as _sum
 from ._inplace import _type_name
 from ._size import Size
 from ._spatial import cat, join
-from ._tensor import Tensor, _dim, _op, _shape_args, host_values, sizes_or_keyword, tensor
+from ._tensor import (_UNINITIALIZED, Tensor, _dim, _op, _refuse_uninitialized, _shape_args, host_values,
+                      sizes_or_keyword, tensor)
 from ._out import accepts_out, product_out
 from ._numpy_names import accept_numpy_names
 
@@ -52,6 +53,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise _C.InvalidArgumentError("stack: expected a non-empty list of tensors")
+    if _UNINITIALIZED:  # PyTorch's ValueError, before any shape is read (a lazy layer's has none yet)
+        _refuse_uninitialized("stack", tensors)
     first = tensors[0]
     for i, t in enumerate(tensors):
         if tuple(t.shape) != tuple(first.shape):

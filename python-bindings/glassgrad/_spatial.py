@@ -23,7 +23,7 @@ from ._adaptive_avg_empty import nonempty_sizes, refuse_channelless_backward
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
-from ._tensor import RefusedValueError, Tensor, _dim, _op, tensor
+from ._tensor import _UNINITIALIZED, RefusedValueError, Tensor, _dim, _op, _refuse_uninitialized, tensor
 from ._torch_operands import named_node
 from ._out import accepts_out
 from ._numpy_names import accept_numpy_names
@@ -43,6 +43,8 @@ def join(tensors: Sequence[Tensor], dim: int = 0, node: Optional[str] = None) ->
     tensors = list(tensors)
     if not tensors:
         raise _C.InvalidArgumentError("cat: expected a non-empty list of tensors")
+    if _UNINITIALIZED:  # PyTorch's ValueError, before any shape is read (a lazy layer's has none yet)
+        _refuse_uninitialized("cat", tensors)
     kept = [t for t in tensors if tuple(t.shape) != (0,)]
     if kept and len(kept) < len(tensors):
         # PyTorch's documented exception: a 1-d empty tensor (shape (0,)) joins any other shape, as
@@ -234,7 +236,9 @@ def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: in
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
                       "switch to using dropout1d instead.", stacklevel=_trace.user_stacklevel())
     elif input.ndim == unbatched:  # (C, *spatial): each channel is one feature
-        return _maybe_in_place(input, inplace and training and p != 0.0, name + "_", lambda: _feature_dropout(
+        if inplace and (not training or p == 0.0):
+            return input  # PyTorch's unsqueeze_, feature_dropout_ and squeeze_ of it: the input itself
+        return _maybe_in_place(input, inplace, name + "_", lambda: _feature_dropout(
             name, input.unsqueeze(0), p, training, False, spatial).squeeze(0))
     if input.ndim < 2:
         raise _C.ShapeError(f"{name}: feature dropout requires at least 2 dimensions in the input, got "

@@ -193,3 +193,40 @@ def test_deepcopy_before_the_first_forward_stays_lazy():
     assert bn.has_uninitialized_params()
     bn(gg.tensor(np.ones((2, 4, 3, 3), np.float32)))
     assert tuple(bn.running_mean.shape) == (4,) and type(bn) is nn.BatchNorm2d
+
+
+# Calls on an uninitialized weight (before the first forward) whose PyTorch exception type the
+# test takes from torch: ValueError for the init functions (PyTorch's __torch_function__ or dim()
+# first), cat and stack; kaiming_normal_ reads the shape first there (RuntimeError); copy_ fails on
+# the sizes (RuntimeError).
+_UNINITIALIZED_CALLS = {
+    "init.uniform_": lambda L, w: L.nn.init.uniform_(w),
+    "init.normal_": lambda L, w: L.nn.init.normal_(w),
+    "init.trunc_normal_": lambda L, w: L.nn.init.trunc_normal_(w),
+    "init.constant_": lambda L, w: L.nn.init.constant_(w, 0.5),
+    "init.ones_": lambda L, w: L.nn.init.ones_(w),
+    "init.zeros_": lambda L, w: L.nn.init.zeros_(w),
+    "init.eye_": lambda L, w: L.nn.init.eye_(w),
+    "init.dirac_": lambda L, w: L.nn.init.dirac_(w),
+    "init.orthogonal_": lambda L, w: L.nn.init.orthogonal_(w),
+    "init.sparse_": lambda L, w: L.nn.init.sparse_(w, 0.5),
+    "init.xavier_uniform_": lambda L, w: L.nn.init.xavier_uniform_(w),
+    "init.xavier_normal_": lambda L, w: L.nn.init.xavier_normal_(w),
+    "init.kaiming_uniform_": lambda L, w: L.nn.init.kaiming_uniform_(w),
+    "init.kaiming_normal_": lambda L, w: L.nn.init.kaiming_normal_(w),
+    "init._calculate_fan_in_and_fan_out": lambda L, w: L.nn.init._calculate_fan_in_and_fan_out(w),
+    "cat": lambda L, w: L.cat([w, w]),
+    "stack": lambda L, w: L.stack([w]),
+    "hstack": lambda L, w: L.hstack([w, L.ones(3, 2)]),
+    "mm": lambda L, w: L.mm(L.ones(2, 3), w),
+    "copy_ into it": lambda L, w: w.copy_(L.ones(3, 3)),
+    "copy_ from it": lambda L, w: L.ones(3, 3).copy_(w),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_UNINITIALIZED_CALLS))
+def test_an_uninitialized_weight_raises_torchs_exception_type(call):
+    with pytest.raises(Exception) as theirs:
+        _UNINITIALIZED_CALLS[call](torch, torch.nn.LazyLinear(3).weight)
+    with pytest.raises(theirs.type):
+        _UNINITIALIZED_CALLS[call](gg, nn.LazyLinear(3).weight)

@@ -191,3 +191,16 @@ def test_functional_edge_case_matches_torch(i):
             assert g is None or not g.any(), "torch has no gradient there"
             continue
         np.testing.assert_allclose(g, h, rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.parametrize("d,shape", [("dropout1d", (3, 4)), ("dropout3d", (2, 3, 4, 5))])
+@pytest.mark.parametrize("p,training", [(0.0, True), (0.5, False), (0.5, True)])
+def test_inplace_channel_dropout_of_unbatched_input_returns_the_input_as_torch(d, shape, p, training):
+    """PyTorch's unbatched in-place channel dropout is unsqueeze_, feature_dropout_ and squeeze_:
+    the input object itself, whatever p and training (nn.Dropout3d(p=0, inplace=True) too)."""
+    for lib in (torch, gt):
+        x = lib.ones(*shape)
+        assert getattr(lib.nn.functional, d)(x, p, training, inplace=True) is x
+        layer = {"dropout1d": lib.nn.Dropout1d, "dropout3d": lib.nn.Dropout3d}[d](p, inplace=True)
+        assert layer.train(training)(x) is x
+        assert getattr(lib.nn.functional, d)(x, p, training) is not x

@@ -17,15 +17,16 @@ gain = sqrt(2 / (1 + 5)) and bound = gain * sqrt(3 / fan_in); the bias is U(-1/s
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
-from typing import Callable, Optional, Tuple
+from typing import Any, Callable, Optional, Tuple, TypeVar, cast
 
 import numpy as np
 
 from .. import _C
 from .._random import generator
-from .._tensor import Tensor, tensor as make_tensor
+from .._tensor import _UNINITIALIZED, Tensor, _refuse_uninitialized, tensor as make_tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "default_bound",
@@ -45,6 +46,22 @@ def _rng(gen=None) -> np.random.Generator:
         raise _C.InvalidArgumentError(f"glassgrad.nn.init: generator must be a glassgrad.Generator, got "
                                       f"{type(gen).__name__}\n  fix: generator=glassgrad.Generator().manual_seed(0)")
     return numpy_rng
+
+
+_Init = TypeVar("_Init", bound=Callable[..., Any])
+
+
+def _refusing_uninitialized(fill: _Init) -> _Init:
+    """fill, refusing an uninitialized lazy parameter or buffer (nn/lazy.py) with PyTorch's
+    ValueError ('Attempted to use an uninitialized parameter in ...') before it reads a shape the
+    tensor does not have yet: PyTorch's init functions hand it to the tensor's __torch_function__
+    or call its dim() first (but kaiming_normal_, which reads its shape first: a RuntimeError)."""
+    @functools.wraps(fill)
+    def checked(tensor, *args, **kwargs):
+        if _UNINITIALIZED:
+            _refuse_uninitialized(f"nn.init.{fill.__name__}", [tensor])
+        return fill(tensor, *args, **kwargs)
+    return cast(_Init, checked)
 
 
 class InitDTypeError(_C.DTypeError, NotImplementedError):
@@ -91,6 +108,7 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
                      f"leaky_relu, selu")
 
 
+@_refusing_uninitialized
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> Tuple[int, int]:
     shape = tuple(tensor.shape)
     if len(shape) < 2:
@@ -112,6 +130,7 @@ def _fan(tensor: Tensor, mode: str) -> int:
 _calculate_correct_fan = _fan
 
 
+@_refusing_uninitialized
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """U(a, b)."""
     if a > b:
@@ -120,6 +139,7 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
 
 
+@_refusing_uninitialized
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """N(mean, std^2)."""
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
@@ -130,6 +150,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
 _TRUNC_REJECTION_MIN = 1e-3
 
 
+@_refusing_uninitialized
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
     """Normal(mean, std) restricted to [a, b] (rejection sampling: redraws what falls outside; where
@@ -156,24 +177,29 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     return _fill(tensor, out)
 
 
+@_refusing_uninitialized
 def constant_(tensor: Tensor, val: float) -> Tensor:
     return _fill(tensor, np.full(tensor.shape, val), any_dtype=True)
 
 
+@_refusing_uninitialized
 def ones_(tensor: Tensor) -> Tensor:
     return constant_(tensor, 1.0)
 
 
+@_refusing_uninitialized
 def zeros_(tensor: Tensor) -> Tensor:
     return constant_(tensor, 0.0)
 
 
+@_refusing_uninitialized
 def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError(f"Only tensors with 2 dimensions are supported, got {list(tensor.shape)}")
     return _fill(tensor, np.eye(*tensor.shape), any_dtype=True)
 
 
+@_refusing_uninitialized
 def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """A (semi-)orthogonal matrix times gain (Saxe et al. 2013, PyTorch's init.orthogonal_): the tensor
     seen as [size(0), numel / size(0)]; Q of the QR decomposition of a standard normal matrix of that
@@ -196,6 +222,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     return _fill(tensor, gain * q)
 
 
+@_refusing_uninitialized
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
     """Normal(0, std) values with ceil(sparsity * rows) zeros in each column, at random rows (Martens
     2010, PyTorch's init.sparse_); 2-D tensors only."""
@@ -211,6 +238,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     return _fill(tensor, values)
 
 
+@_refusing_uninitialized
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """The identity of a convolution (PyTorch's init.dirac_): 1 at the kernel's centre where output
     channel d of each group meets input channel d, 0 elsewhere; 3-, 4- and 5-d weights."""
@@ -229,6 +257,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     return _fill(tensor, values, any_dtype=True)
 
 
+@_refusing_uninitialized
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -236,6 +265,7 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor
     return uniform_(tensor, -bound, bound, generator)
 
 
+@_refusing_uninitialized
 def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)) (Glorot & Bengio 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
@@ -248,6 +278,7 @@ def _zero_elements(tensor: Tensor) -> Tensor:
     return tensor
 
 
+@_refusing_uninitialized
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator=None) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al. 2015)."""

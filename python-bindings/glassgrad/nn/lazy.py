@@ -29,7 +29,10 @@ from .module import Module, Parameter, _leaf_for, _new_data, _state_leaf, rebind
 
 
 def _no_shape(t):
-    raise RuntimeError(f"Can't access the shape of an uninitialized parameter or buffer ({t.name or 'unnamed'}): "
+    # PyTorch's RuntimeError; a ShapeError is a ValueError too, which every PyTorch function given
+    # the tensor raises (its __torch_function__), so a glassgrad function that reads the shape first
+    # raises what PyTorch's does
+    raise _C.ShapeError(f"Can't access the shape of an uninitialized parameter or buffer ({t.name or 'unnamed'}): "
                        f"a lazy layer learns its sizes at its first forward\n"
                        f"  fix: call the model once on a batch of the real shape before reading shapes")
 
