@@ -5,9 +5,9 @@
 // resident chunk, strided and broadcast operands, causal and additive masks (whole rows hidden),
 // dropout (the same counter-based mask on both sides) and grids capped below the work (the
 // kernels' grid-stride loops). float32 runs every backward path: gg_attn_dq + gg_attn_dkv
-// (deterministic) and gg_attn_prep + gg_attn_bwd (dq by atomics, the default) or
-// gg_attn_bwd_resident (GLASSGRAD_ATTN_KERNELS=resident); the forward runs with its blocks in batch
-// order and heaviest first. The GPU parity tests (pytest -m cuda) compare the same on a GPU.
+// (deterministic) and gg_attn_prep + gg_attn_bwd_resident (dq by atomics, the default where the
+// features fit one chunk) or gg_attn_bwd (dq by atomics, every feature count); causal row blocks
+// go heaviest first. The GPU parity tests (pytest -m cuda) compare the same on a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -139,14 +139,6 @@ void check(const Case& c) {
   const double tol = dt == DType::Float32 ? 2e-5 : 1e-12;
   expect_close(want[0], out, "out", tol);
   expect_close(want[1], lse, "lse", tol);
-  // The blocks in batch order (the default) compute the same.
-  const GGAttention p_batch_order = plan::params_of(g, attention_layout(g, in, false), false);
-  Tensor out2 = Tensor::empty(want[0].shape(), dt), lse2 = Tensor::empty(want[1].shape(), dt);
-  run(Kernels<T>::fwd, plan::forward_grid(g, tiles), c.cap_grid, static_cast<unsigned>(tiles.fwd_threads),
-      p_batch_order, out2.data<T>(), lse2.data<T>(), static_cast<const T*>(in[0].data<T>()),
-      static_cast<const T*>(in[1].data<T>()), static_cast<const T*>(in[2].data<T>()), mask, seed);
-  expect_close(want[0], out2, "out (batch order)", tol);
-  expect_close(want[1], lse2, "lse (batch order)", tol);
 
   // backward: grad_out, q, k, v, out, lse[, mask][, seed]
   std::vector<Tensor> bin{random_tensor(want[0].shape(), dt, rng), in[0], in[1], in[2], want[0], want[1]};
@@ -169,18 +161,20 @@ void check(const Case& c) {
   const double btol = dt == DType::Float32 ? 5e-5 : 1e-11;
   for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], grads[i], names[i], btol);
 
-  // The float32 default: gg_attn_prep then the kernel that adds dq with atomics, gg_attn_bwd (the
-  // default) and the one GLASSGRAD_ATTN_KERNELS=resident picks (gg_attn_bwd_resident when the
-  // features fit one chunk), into outputs holding NaN (gg_attn_prep must zero dq; every other value
+  // The float32 default: gg_attn_prep then a kernel that adds dq with atomics: the one the launcher
+  // picks (gg_attn_bwd_resident when the features fit one chunk) and gg_attn_bwd (which serves
+  // every feature count), into outputs holding NaN (gg_attn_prep must zero dq; every other value
   // must be written).
   if constexpr (std::is_same<T, float>::value) {
     ASSERT_TRUE(plan::atomic_dq(dt, false));
     ASSERT_FALSE(plan::atomic_dq(dt, true));
-    for (plan::KernelChoice choice : {plan::KernelChoice::Resident, plan::KernelChoice::Previous}) {
-      const char* kernel = plan::atomic_backward_kernel(bg, tiles, choice);
+    const std::string picked = plan::atomic_backward_kernel(bg, tiles);
+    EXPECT_EQ(picked != "gg_attn_bwd_f32", bg.e <= 64 && bg.ev <= 64);
+    std::vector<std::string> kernels{picked};
+    if (picked != "gg_attn_bwd_f32") kernels.push_back("gg_attn_bwd_f32");
+    for (const std::string& kernel : kernels) {
       SCOPED_TRACE(kernel);
-      const bool resident = std::string(kernel) != "gg_attn_bwd_f32";
-      EXPECT_EQ(resident, choice == plan::KernelChoice::Resident && bg.e <= 64 && bg.ev <= 64);
+      const bool resident = kernel != "gg_attn_bwd_f32";
       std::vector<Tensor> agrads;
       for (const Tensor& w : bwant) {
         agrads.push_back(Tensor::empty(w.shape(), dt));
@@ -196,7 +190,7 @@ void check(const Case& c) {
           agrads[0].data<T>(), dsum.data(), ptr(bin[0]), ptr(bin[4]));
       if (bg.s > 0) {
         run(resident ? &gg_attn_bwd_resident_f32 : &gg_attn_bwd_f32, plan::dkv_grid(bg, tiles), c.cap_grid,
-            static_cast<unsigned>(plan::atomic_backward_threads(kernel, tiles)), bp, agrads[0].data<T>(),
+            static_cast<unsigned>(plan::atomic_backward_threads(kernel.c_str(), tiles)), bp, agrads[0].data<T>(),
             agrads[1].data<T>(), agrads[2].data<T>(), bg.mask_grad ? dmask_guarded.data() : static_cast<T*>(nullptr),
             static_cast<const T*>(dsum.data()), ptr(bin[0]), ptr(bin[1]), ptr(bin[2]), ptr(bin[3]), ptr(bin[5]),
             mask, seed);

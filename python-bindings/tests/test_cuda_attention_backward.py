@@ -1,6 +1,6 @@
 """The CUDA attention backward's two paths (docs/attention.md, "The kernels"). In float32, dq is
 added into with atomics from every key block (gg_attn_prep, then gg_attn_bwd, which also writes dk,
-dv and dmask; under GLASSGRAD_ATTN_KERNELS=resident, gg_attn_bwd_resident where the features fit
+dv and dmask; gg_attn_bwd_resident where the features fit
 one chunk) unless deterministic algorithms are asked for
 (glassgrad.use_deterministic_algorithms(True) or glassgrad.backends.cudnn.deterministic = True);
 then gg_attn_dq and gg_attn_dkv run, and two runs give the same bits. float64 always takes the

@@ -10,6 +10,9 @@ import glassgrad as gg
 import glassgrad.nn.functional as F
 from glassgrad.nn.attention import SDPBackend, sdpa_kernel
 
+# The refusals depend on the tensors' device: tensors made without one start on the CPU here (on a
+# GPU machine the default device is the GPU), and the GPU's offer has its own test.
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
 
 def _qkv():
     rng = np.random.default_rng(3)
@@ -102,3 +105,17 @@ def test_the_same_refusals_as_pytorch():
             assert outcomes[0] == outcomes[1], chosen
         else:
             np.testing.assert_allclose(outcomes[1], outcomes[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.cuda
+def test_the_gpu_offers_efficient_attention_but_not_cudnn():
+    q, k, v = _qkv()
+    want = F.scaled_dot_product_attention(q, k, v, is_causal=True).numpy()
+    on_gpu = [t.to("cuda") for t in (q, k, v)]
+    with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):
+        got = F.scaled_dot_product_attention(*on_gpu, is_causal=True)
+    assert got.device.type == "cuda"
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=1e-5, atol=1e-6)
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+        with pytest.raises(RuntimeError, match="(?s)No viable backend.*runs on cuda"):
+            F.scaled_dot_product_attention(*on_gpu)

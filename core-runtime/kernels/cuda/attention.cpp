@@ -7,7 +7,6 @@
 // chunks of the outputs (the kernels' EC features at a time), z the batch; y and z are capped at
 // 65535 and the kernels loop over the rest. The dropout seed stays on the device (an input
 // tensor), so a captured CUDA graph draws a new mask whenever the seed changes.
-#include <cstdlib>
 
 #include "attention_plan.h"
 #include "cuda/launch.h"
@@ -20,19 +19,11 @@ namespace glassgrad {
 namespace cuda {
 
 const FunctionNames kAttentionFunctions({"gg_attn_fwd", "gg_attn_dq", "gg_attn_dkv"}, float_dtypes());
-const FunctionNames kAttentionAtomicFunctions({"gg_attn_prep_f32", "gg_attn_bwd_f32", "gg_attn_bwd_resident_f32",
-                                                "gg_attn_bwd_resident168_f32"});
+const FunctionNames kAttentionAtomicFunctions({"gg_attn_prep_f32", "gg_attn_bwd_f32", "gg_attn_bwd_resident_f32"});
 
 namespace {
 
 using namespace attention;
-
-// GLASSGRAD_ATTN_KERNELS, read once (a debugging and measuring switch, attention_plan.h's
-// kernel_choice; docs/architecture.md lists it).
-KernelChoice choice() {
-  static const KernelChoice c = kernel_choice(std::getenv("GLASSGRAD_ATTN_KERNELS"));
-  return c;
-}
 
 // The parameter block, after the checks of what the kernels cannot take.
 GGAttention checked_params(const AttentionGeometry& g, const AttentionLayout& lay, const LaunchSite& site) {
@@ -50,7 +41,7 @@ GGAttention checked_params(const AttentionGeometry& g, const AttentionLayout& la
                                .fix("make query, key and value contiguous first: x.contiguous()")
                                .str());
   }
-  return params_of(g, lay, choice() != KernelChoice::Previous);
+  return params_of(g, lay);
 }
 
 Dim3 dims(const Grid& g) { return Dim3{g.x, g.y, g.z}; }
@@ -98,7 +89,7 @@ void backward(const KernelContext& c) {
     launch(s, st, "gg_attn_prep_f32", dims(prep_grid(g, t)), Dim3{static_cast<unsigned>(t.threads)}, site, p,
            c.outputs[0].data_ptr(), dsum, c.inputs[0].data_ptr(), c.inputs[4].data_ptr());
     if (g.s == 0) return;
-    const char* kernel = atomic_backward_kernel(g, t, choice());
+    const char* kernel = atomic_backward_kernel(g, t);
     launch(s, st, kernel, dims(dkv_grid(g, t)), Dim3{static_cast<unsigned>(atomic_backward_threads(kernel, t))}, site, p,
            c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
            g.mask_grad ? c.outputs[3].data_ptr() : nullptr, static_cast<const void*>(dsum), c.inputs[0].data_ptr(),

@@ -22,8 +22,8 @@
 //                 atomics: five tile products per key and query tile instead of seven.
 //   gg_attn_bwd_resident: gg_attn_bwd where E and Ev fit one resident chunk (EC), with 128
 //                 threads, the next query tile fetched into registers, four barriers a tile
-//                 (backward_resident's comment). Every kernel with causal row blocks takes its
-//                 work items heaviest first (work_item).
+//                 (backward_resident's comment); attention.cpp picks it there. Every kernel with
+//                 causal row blocks takes its work items heaviest first (work_item).
 // In gg_attn_dq and gg_attn_dkv each output element is written by one thread of one block, and
 // each thread adds its terms in a fixed order: the results are deterministic (no atomics, so FP64
 // needs no sm_60 atomicAdd). gg_attn_bwd's (and gg_attn_bwd_resident's) dq sums the key
@@ -245,8 +245,7 @@ __device__ __forceinline__ void times_cols(const T (*At)[PA], const T (*B)[PB], 
 }
 
 // Work item t of `blocks` row blocks times g.batch batch elements: its row block and batch
-// element. With g.heavy_first (the default, docs/attention.md "Order of the blocks"), the batch
-// elements go in groups of kOrderGroup and, inside a group, row block by row block from the one
+// element. With causal row blocks (docs/attention.md, "Order of the blocks"), the batch elements go in groups of kOrderGroup and, inside a group, row block by row block from the one
 // with the most tiles to walk (causal: the first key block of the backward, the last query block
 // of the forward), so the blocks that start last are the shortest and the grid ends together;
 // a group's operands (128 heads of 256 x 64 floats: 16 MB of q and g) stay in the L2 cache
@@ -254,7 +253,7 @@ __device__ __forceinline__ void times_cols(const T (*At)[PA], const T (*B)[PB], 
 constexpr int kOrderGroup = 128;
 __device__ __forceinline__ void work_item(const GGAttention& g, int64_t t, int blocks, bool last_heaviest, int& blk,
                                           int64_t& z) {
-  if (!g.heavy_first || !g.causal) {
+  if (!g.causal) {
     blk = (int)(t % blocks);
     z = t / blocks;
     return;
@@ -808,7 +807,7 @@ __device__ __forceinline__ void atomic_add4(float* dst, const float (&v)[4], int
 //      into registers meanwhile.
 // Four barriers a tile (gg_attn_bwd: nine); the key block's k and v are loaded once; no wait on
 // global memory inside a tile; work items heaviest first (work_item). 128 threads with at most
-// 128 registers: 16 warps on a multiprocessor (gg_attn_bwd: 8).
+// 168 registers: 12 warps on a 64K-register multiprocessor (gg_attn_bwd: 8), one word spilled.
 constexpr int kResidentThreads = 128;
 template <typename T>
 __device__ void backward_resident(const GGAttention& g, T* dq, T* dk, T* dv, T* dmask, const T* dsum, const T* go,
@@ -1009,19 +1008,13 @@ GG_KERNEL void __launch_bounds__(gg_attn::Cfg<float, 32>::THREADS)
                     const float* mask, const int64_t* seed) {
   gg_attn::backward_dkv<float, true>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
 }
-// gg_attn_bwd for query/key and value features within one chunk (E, Ev <= 64): attention.cpp
-// picks it there under GLASSGRAD_ATTN_KERNELS=resident (opt-in until timed on a GPU). Two register budgets of one kernel: 128 a thread (4 blocks, 16 warps on an
-// sm_90 multiprocessor, a few spilled words) and 168 (3 blocks, no spill); GLASSGRAD_ATTN_KERNELS
-// selects (attention.cpp).
-GG_KERNEL void __launch_bounds__(gg_attn::kResidentThreads, 4)
+// gg_attn_bwd for query/key and value features within one chunk (E, Ev <= 64); attention.cpp
+// picks it there. Three blocks a multiprocessor, so at most 168 registers a thread: with four (128
+// registers, 16 warps) a few words spilled and the GPT's backward took 4% longer on a GPU
+// (docs/attention.md, "The backward").
+GG_KERNEL void __launch_bounds__(gg_attn::kResidentThreads, 3)
     gg_attn_bwd_resident_f32(GGAttention g, float* dq, float* dk, float* dv, float* dmask, const float* dsum,
                              const float* go, const float* q, const float* k, const float* v, const float* lse,
                              const float* mask, const int64_t* seed) {
-  gg_attn::backward_resident<float>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
-}
-GG_KERNEL void __launch_bounds__(gg_attn::kResidentThreads, 3)
-    gg_attn_bwd_resident168_f32(GGAttention g, float* dq, float* dk, float* dv, float* dmask, const float* dsum,
-                              const float* go, const float* q, const float* k, const float* v, const float* lse,
-                              const float* mask, const int64_t* seed) {
   gg_attn::backward_resident<float>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
 }

@@ -31,7 +31,6 @@ struct GGAttention {
   int32_t masked;
   int32_t dropout;
   int32_t mask_grad;              // backward: write d(mask) = d(scores) to the dense [batch, L, S] output
-  int32_t heavy_first;            // causal: blocks take the row blocks with the most tiles first (attention.cu's work_item)
   double scale_log2;              // scale * log2(e): the kernels exponentiate in base 2
   uint64_t keep_threshold;        // kernels/attention_rules.h
   double keep_scale;              // 1 / (1 - dropout_p), 0 when dropout_p = 1

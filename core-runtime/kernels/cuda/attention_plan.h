@@ -59,21 +59,11 @@ inline Grid prep_grid(const AttentionGeometry& g, const Tiles& t) {
 // takes the two-kernel path (no double atomicAdd before sm_60).
 inline bool atomic_dq(DType dt, bool deterministic) { return dt == DType::Float32 && !deterministic; }
 
-// Which kernels the float32 backward with atomics launches after gg_attn_prep. By default
-// gg_attn_bwd, with every kernel's blocks in batch order (params_of's heavy_first off): the kernels
-// a GPU has run and timed. GLASSGRAD_ATTN_KERNELS (attention.cpp) opts in to gg_attn_bwd_resident
+// Which kernel the float32 backward with atomics launches after gg_attn_prep: gg_attn_bwd_resident
 // (on dkv_grid, resident_threads) where the query/key and value features fit one resident chunk,
-// with the causal blocks heaviest first: `resident` (128 registers a thread) or `resident168`.
-// They pass the emulated test but are not yet timed on a GPU (docs/attention.md).
-enum class KernelChoice { Previous, Resident, Resident168 };
-inline KernelChoice kernel_choice(const char* env) {
-  const std::string v = env ? env : "";
-  return v == "resident" ? KernelChoice::Resident : v == "resident168" ? KernelChoice::Resident168 : KernelChoice::Previous;
-}
-// The kernel after gg_attn_prep (its symbol) and its threads.
-inline const char* atomic_backward_kernel(const AttentionGeometry& g, const Tiles& t, KernelChoice c) {
-  if (c == KernelChoice::Previous || g.e > t.features || g.ev > t.features) return "gg_attn_bwd_f32";
-  return c == KernelChoice::Resident168 ? "gg_attn_bwd_resident168_f32" : "gg_attn_bwd_resident_f32";
+// else gg_attn_bwd (docs/attention.md, "The backward"; its timings chose it).
+inline const char* atomic_backward_kernel(const AttentionGeometry& g, const Tiles& t) {
+  return g.e > t.features || g.ev > t.features ? "gg_attn_bwd_f32" : "gg_attn_bwd_resident_f32";
 }
 inline int atomic_backward_threads(const char* kernel, const Tiles& t) {
   return std::string(kernel) == "gg_attn_bwd_f32" ? t.threads : t.resident_threads;
@@ -81,7 +71,7 @@ inline int atomic_backward_threads(const char* kernel, const Tiles& t) {
 
 // The parameter block: sizes, strides by slot, flags and the dropout constants. The caller has
 // checked that the sizes fit 31 bits and that the batch axes collapse to at most GG_MAX_DIMS.
-inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& lay, bool heavy_first = true) {
+inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& lay) {
   GGAttention p{};
   p.L = static_cast<int32_t>(g.l);
   p.S = static_cast<int32_t>(g.s);
@@ -109,7 +99,6 @@ inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& 
   p.masked = g.masked ? 1 : 0;
   p.dropout = g.dropout() ? 1 : 0;
   p.mask_grad = g.mask_grad ? 1 : 0;
-  p.heavy_first = heavy_first ? 1 : 0;
   p.scale_log2 = g.scale * 1.4426950408889634;
   p.keep_threshold = attention_rule::keep_threshold(g.dropout_p);
   p.keep_scale = g.dropout_p >= 1.0 ? 0.0 : 1.0 / (1.0 - g.dropout_p);
