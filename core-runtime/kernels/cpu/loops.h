@@ -40,10 +40,22 @@ auto offset_tuple(const Tuple& base, const std::array<int64_t, sizeof...(I)>& of
   return std::make_tuple((std::get<I>(base) + off[I])...);
 }
 
+// Elements of a row piece are a multiple of this (for_each_row): 64 bytes or more for every
+// element type, so two threads' pieces never share a cache line of an aligned dense operand.
+constexpr int64_t kRowPieceElems = 64;
+
 // Calls inner(ptrs, n, inner_strides) for every row of the collapsed iteration space, where
 // ptrs[k] is the typed start of operand k's row and inner_strides[k] its element stride.
 // T... are the element types of the operands. Rows are split across threads when the total
 // size is at least `grain` elements per thread.
+//
+// inner must treat each element on its own (every caller is an elementwise map, a copy, a fill,
+// a cast or an optimizer update): with fewer rows than four a thread, each row is cut into
+// pieces along its length, and inner is called once a piece. A dense tensor collapses to one
+// row, which used to run on one thread whatever the thread count: ReLU, its backward and every
+// optimizer update of a ResNet-18 step (docs/cpu-threads.md, "Elementwise rows cut into
+// pieces"). Each element is computed by the same expression either way, so the results do not
+// depend on the thread count.
 template <typename... T, typename F>
 void for_each_row(const Shape& shape, const std::array<Strides, sizeof...(T)>& strides,
                   std::tuple<T*...> base, F&& inner, int64_t grain = 32768) {
@@ -56,17 +68,28 @@ void for_each_row(const Shape& shape, const std::array<Strides, sizeof...(T)>& s
   if (rows * n_inner == 0) return;
   std::array<int64_t, N> inner_stride;
   for (size_t k = 0; k < N; ++k) inner_stride[k] = l.strides[k].back();
-  const int64_t row_grain = std::max<int64_t>(1, grain / std::max<int64_t>(n_inner, 1));
-  parallel_for(rows, row_grain, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
+  grain = std::max<int64_t>(grain, 1);
+  const int threads = in_parallel_region() ? 1 : get_num_threads();
+  int64_t pieces = 1;  // per row
+  if (threads > 1 && rows < 4 * threads && rows * n_inner >= 2 * grain)
+    pieces = std::min((4 * threads + rows - 1) / rows, (n_inner + kRowPieceElems - 1) / kRowPieceElems);
+  const int64_t piece = (n_inner + pieces - 1) / pieces;
+  const int64_t piece_len = (piece + kRowPieceElems - 1) / kRowPieceElems * kRowPieceElems;
+  const int64_t item_grain = std::max<int64_t>(1, grain / std::min(piece_len, n_inner));
+  parallel_for(rows * pieces, item_grain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t r = i / pieces, start = (i % pieces) * piece_len;
+      if (start >= n_inner) continue;
       std::array<int64_t, N> off{};
       int64_t rem = r;
       for (size_t d = rank - 1; d-- > 0;) {
-        const int64_t i = rem % l.shape[d];
+        const int64_t j = rem % l.shape[d];
         rem /= l.shape[d];
-        for (size_t k = 0; k < N; ++k) off[k] += i * l.strides[k][d];
+        for (size_t k = 0; k < N; ++k) off[k] += j * l.strides[k][d];
       }
-      inner(offset_tuple(base, off, std::make_index_sequence<N>{}), n_inner, inner_stride);
+      for (size_t k = 0; k < N; ++k) off[k] += start * inner_stride[k];
+      inner(offset_tuple(base, off, std::make_index_sequence<N>{}), std::min(piece_len, n_inner - start),
+            inner_stride);
     }
   });
 }
