@@ -139,6 +139,7 @@ REPOSITORIES = {
     "rtdl-revisiting-models": "github.com/yandex-research/rtdl-revisiting-models",
     "mamba.py": "github.com/alxndrTL/mamba.py",
     "DeepLabv3FineTuning": "github.com/msminhas93/DeepLabv3FineTuning",
+    "pytorch-beginner": "github.com/L1aoXingyu/pytorch-beginner",
 }
 
 
