@@ -217,3 +217,51 @@ def test_the_helpers_are_pytorchs(torch, tcp):
         y = cp.checkpoint(lambda a: (a * 3).sin(), x, use_reentrant=False, context_fn=lambda: policy)
         y.sum().backward()
         np.testing.assert_allclose(x.grad.detach().numpy(), 3 * np.cos(3.0) * np.ones(2), rtol=1e-6)
+
+
+def _reentrant_graph(lib, cp):
+    """What PyTorch's reentrant checkpoint makes visible of its autograd Function: the outputs'
+    grad_fn and its next_functions, and the refusals of autograd.grad and backward(inputs=...)
+    through it (the parameters inside are no inputs of the graph)."""
+    layer = lib.nn.Linear(3, 3).double()
+    x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+
+    def outcome(f):
+        try:
+            f()
+            return "ok"
+        except RuntimeError as e:
+            return ("RuntimeError", str(e).split("\n")[0][:60])
+
+    pair = cp.checkpoint(lambda a: (layer(a).tanh(), a * 2), x, use_reentrant=True)
+    names = [type(t.grad_fn).__name__ for t in pair]
+    below = [type(n[0]).__name__ for n in pair[0].grad_fn.next_functions]
+    run = [lambda: cp.checkpoint(lambda a: layer(a).tanh(), x, use_reentrant=True)]
+    return (names, below,
+            outcome(lambda: lib.autograd.grad(run[0]().sum(), x)),
+            outcome(lambda: lib.autograd.grad(run[0]().sum(), x, create_graph=True)),
+            outcome(lambda: lib.autograd.grad(run[0]().sum(), layer.weight)),
+            outcome(lambda: run[0]().sum().backward(inputs=[x])),
+            outcome(lambda: lib.autograd.grad(cp.checkpoint(lambda a: layer(a).tanh(), x,
+                                                            use_reentrant=False).sum(), [x, layer.weight])))
+
+
+def test_the_reentrant_variant_is_pytorchs_autograd_function(torch, tcp):
+    import glassgrad.utils.checkpoint as gcp
+    ours, theirs = _reentrant_graph(gg, gcp), _reentrant_graph(torch, tcp)
+    assert ours[0] == ["CheckpointFunctionBackward"] * 2
+    assert ours == theirs
+
+
+def test_the_reentrant_recomputation_draws_the_forwards_dropout_mask():
+    """preserve_rng_state: the backward's rerun of a dropout sees the forward's mask, so the
+    gradients are the plain run's bit for bit (with use_reentrant=True, as without)."""
+    model, x = _dropout_model()
+    gg.manual_seed(5)
+    h = x
+    for block in model:
+        h = checkpoint(block, h, use_reentrant=True)
+    (h * h).sum().backward()
+    got = [x.grad.numpy()] + [p.grad.numpy() for p in model.parameters()]
+    for a, b in zip(_dropout_grads(False), got):
+        np.testing.assert_array_equal(a, b)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .._runtime import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
-from .gradients import backward, grad
+from .gradients import backward, checkpoint_valid as _is_checkpoint_valid, grad  # (PyTorch's private name too)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import is_multithreading_enabled, is_view_replay_enabled, set_multithreading_enabled
 from .variable import Variable

@@ -212,6 +212,17 @@ def _require_grad(inputs: tuple, call: str, words: str) -> None:
                                "  fix: x.requires_grad_() before computing the outputs from it")
 
 
+# > 0 while autograd.grad or backward(inputs=...) computes the gradients of chosen inputs: PyTorch's
+# engine then runs a graph task that its reentrant checkpoint refuses (checkpoint_valid)
+_SELECTING = [0]
+
+
+def checkpoint_valid() -> bool:
+    """PyTorch's torch.autograd._is_checkpoint_valid(): False inside the backward of autograd.grad
+    or backward(inputs=...), whose gradients of chosen inputs a reentrant checkpoint cannot give."""
+    return _SELECTING[0] == 0
+
+
 def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_graph, create_graph: bool,
                      call: str) -> list:
     """The engine's gradients of loss for each input (None where loss does not read it), checked
@@ -223,10 +234,12 @@ def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain
         _saved_tensor_hooks.unpack_reached(loss, retain)
     watching = anomaly.watch_nodes(loss.grad_fn)
     _backward_end.RETAINING.append(retain)
+    _SELECTING[0] += 1
     try:
         handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain,
                                     bool(create_graph))
     finally:
+        _SELECTING[0] -= 1
         _backward_end.RETAINING.pop()
         for handle in watching:
             handle.remove()

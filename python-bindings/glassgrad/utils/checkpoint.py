@@ -11,10 +11,15 @@ reproduces; and a dropout recomputed by the planner draws the same mask, because
 depends on the op's seed input and its index alone (families/dropout.h): preserve_rng_state's
 guarantee holds whatever it is set to.
 
-PyTorch's reentrant variant (use_reentrant=True, still its default) is mirrored where a script can
-see it: outputs need a gradient only when an input tensor does (a module's parameters alone do
-not make them differentiable: the warning "None of the inputs have requires_grad=True"), tensors
-nested in lists or dicts of its result come back detached, and keyword arguments are refused."""
+PyTorch's reentrant variant (use_reentrant=True, still its default) is PyTorch's autograd Function,
+CheckpointFunction: `function` runs under no_grad, and the node's backward runs it again with
+gradients and calls backward() on its outputs (the random state as the forward's with
+preserve_rng_state). So the outputs' grad_fn is CheckpointFunctionBackward of the input tensors,
+they need a gradient only when an input tensor does (a module's parameters alone do not make them
+differentiable: the warning "None of the inputs have requires_grad=True"), tensors nested in lists
+or dicts of its result come back detached, keyword arguments are refused, the parameters inside
+are no inputs of the graph (autograd.grad of them: not used in the graph), and autograd.grad or
+backward(inputs=...) through the node is PyTorch's RuntimeError."""
 from __future__ import annotations
 
 import contextlib
@@ -22,8 +27,11 @@ import enum
 import warnings
 from typing import Any, Callable, ContextManager, Iterable, List, Tuple
 
-from .._runtime import no_grad, records_grad
+from .._runtime import enable_grad, no_grad, records_grad
 from .._tensor import Tensor
+from ..autograd.function import Function
+from ..autograd.gradients import backward as autograd_backward, checkpoint_valid
+from ..random import fork_rng, get_rng_state, set_rng_state
 
 __all__ = ["CheckpointError", "CheckpointPolicy", "SelectiveCheckpointContext", "check_backward_validity", "checkpoint",
            "checkpoint_sequential", "create_selective_checkpoint_contexts", "detach_variable", "get_device_states",
@@ -130,6 +138,54 @@ def _detached(obj):
     return obj
 
 
+_SAVED = object()  # CheckpointFunction's mark of an argument kept by save_for_backward
+
+
+def _fresh_leaf(t: Tensor) -> Tensor:
+    """t's value as a leaf of its own (requiring grad as t does): the recomputation's input."""
+    return t.detach().requires_grad_(t.requires_grad)
+
+
+class CheckpointFunction(Function):
+    """PyTorch's reentrant checkpoint (torch.utils.checkpoint.CheckpointFunction): forward runs
+    run_function under no_grad, keeping its inputs; backward runs it again with gradients, from
+    the forward's random state where preserve_rng_state, and hands the incoming gradients to
+    backward() of its outputs that require one: the input tensors get theirs from their .grad,
+    the parameters inside accumulate theirs as that backward's leaves."""
+
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, *args):
+        ctx.run_function = run_function
+        ctx.rng_state = get_rng_state() if preserve_rng_state else None
+        ctx.plain = [_SAVED if isinstance(a, Tensor) else a for a in args]  # the tensors are saved
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        with no_grad():
+            return run_function(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        if not checkpoint_valid():
+            raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                               "passing an `inputs` parameter to .backward(). To resolve this error, you can either "
+                               "set use_reentrant=False, or call .backward() without passing the `inputs` argument."
+                               "\n  fix: checkpoint(fn, *args, use_reentrant=False)")
+        saved = iter(ctx.saved_tensors)
+        inputs = [_fresh_leaf(next(saved)) if a is _SAVED else a for a in ctx.plain]
+        with contextlib.ExitStack() as stack:
+            if ctx.rng_state is not None:
+                stack.enter_context(fork_rng())
+                set_rng_state(ctx.rng_state)
+            with enable_grad():
+                outputs = ctx.run_function(*inputs)
+        outputs = (outputs,) if isinstance(outputs, Tensor) else outputs
+        pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
+        if not pairs:
+            raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not necessary\n"
+                               "  fix: call the function without checkpoint()")
+        autograd_backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in inputs)
+
+
 def _reentrant_outputs(out):
     if isinstance(out, Tensor):
         return out
@@ -165,7 +221,9 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
             check_backward_validity(args)
             with no_grad():
                 return function(*args)
-        return _reentrant_outputs(function(*args)) if records_grad() else function(*args)
+        if not records_grad():
+            return function(*args)
+        return _reentrant_outputs(CheckpointFunction.apply(function, preserve_rng_state, *args))
     forward_context, _ = context_fn()
     with forward_context:
         return function(*args, **kwargs)
