@@ -102,6 +102,10 @@ int winograd_tile(const ConvGeometry& g, DType dt, ConvOp op) {
 // channels and level with the GEMM at 4 (AVX-512; both are then bound by writing y).
 constexpr int64_t kDirectMaxTaps = 27;
 
+// Values of the weights' packed copy (for_each_slot) a thread takes at least before a second
+// thread shares the packing: smaller copies are over before a sleeping thread would wake.
+constexpr int64_t kPackGrainElems = int64_t(1) << 16;
+
 enum class PixelLayout { Pointwise, Flat, General };
 
 // Flat only while at most half of its GEMMs' pixel columns are surplus (flat_pixels against Ho*Wo):
@@ -462,25 +466,37 @@ void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspa
   T* a_packed = nullptr;
   int64_t* w_col_at = nullptr;
   if (p.a_packed_bytes > 0) a_packed = reinterpret_cast<T*>(base + static_cast<size_t>(p.slots) * p.slot_bytes());
-  if (p.pad_classes && a_packed != nullptr) {
-    // Each tap group's A (w' [K, |G|*C], conv_pad_classes.h) packed straight from w, a few rows
-    // at a time for all four groups, so each row of w is read from memory once while it stays
-    // in cache. (Reordering w into w' first, then packing, was 6% of layer4.0.conv1's forward.)
-    w_col_at = reinterpret_cast<int64_t*>(base + static_cast<size_t>(p.slots) * p.slot_bytes() + p.a_packed_bytes);
-    cpu::pad_classes_weight_cols(g, w_col_at);
+  if (a_packed != nullptr) {
+    // Packed by all threads, a range of MR-row slivers each, before the slots start: for the
+    // wide layers the copy is megabytes (layer4.0.conv1's weights: 4.7 MB), which one thread
+    // packed while the others waited (docs/cpu-threads.md, "The weights packed once a call").
     const int64_t mr = cpu::gemm_mr(dt);
-    for (int64_t r0 = 0; r0 < g.k; r0 += mr) {
-      for (int grp = 0; grp < cpu::PadClasses::kGroups; ++grp) {
-        cpu::GemmProblem<T> pa(g.k, 0, cpu::PadClasses::group_taps(grp) * g.c);
-        pa.a = cpu::row_major(a.data, g.crs());
-        pa.a_col_at = w_col_at + cpu::PadClasses::kGroupTap[grp] * g.c;
-        cpu::gemm_pack_a_rows(pa, r0, std::min(mr, g.k - r0), a_packed + pad_group_packed_at(g, dt, grp));
-      }
+    const int64_t rows = p.pad_classes ? g.k : p.a_m, depth = p.pad_classes ? g.crs() : p.a_k;
+    if (p.pad_classes) {
+      w_col_at = reinterpret_cast<int64_t*>(base + static_cast<size_t>(p.slots) * p.slot_bytes() + p.a_packed_bytes);
+      cpu::pad_classes_weight_cols(g, w_col_at);
     }
-  } else if (a_packed != nullptr) {
-    cpu::GemmProblem<T> pa(p.a_m, 0, p.a_k);
-    pa.a = a;
-    cpu::gemm_pack_a(pa, a_packed);
+    const int64_t slivers = cpu::ceil_div(rows, mr);
+    parallel_for(slivers, std::max<int64_t>(1, kPackGrainElems / (mr * depth)), [&](int64_t s0, int64_t s1) {
+      const int64_t r0 = s0 * mr, r1 = std::min(rows, s1 * mr);
+      if (!p.pad_classes) {
+        cpu::GemmProblem<T> pa(p.a_m, 0, p.a_k);
+        pa.a = a;
+        cpu::gemm_pack_a_rows(pa, r0, r1 - r0, a_packed);
+        return;
+      }
+      // Each tap group's A (w' [K, |G|*C], conv_pad_classes.h) packed straight from w, a few rows
+      // at a time for all four groups, so each row of w is read from memory once while it stays
+      // in cache. (Reordering w into w' first, then packing, was 6% of layer4.0.conv1's forward.)
+      for (int64_t r = r0; r < r1; r += mr) {
+        for (int grp = 0; grp < cpu::PadClasses::kGroups; ++grp) {
+          cpu::GemmProblem<T> pa(g.k, 0, cpu::PadClasses::group_taps(grp) * g.c);
+          pa.a = cpu::row_major(a.data, g.crs());
+          pa.a_col_at = w_col_at + cpu::PadClasses::kGroupTap[grp] * g.c;
+          cpu::gemm_pack_a_rows(pa, r, std::min(mr, g.k - r), a_packed + pad_group_packed_at(g, dt, grp));
+        }
+      }
+    });
   }
   auto run = [&](int64_t s) {
     char* sb = base + static_cast<size_t>(s) * p.slot_bytes();
