@@ -108,3 +108,30 @@ def test_a_fill_is_an_in_place_write_of_the_tensor():
     ints = gg.zeros(2, 2, dtype=gg.int64)
     init.constant_(ints, 2.7)
     np.testing.assert_array_equal(ints.numpy(), np.full((2, 2), 2))
+
+
+_REFUSED_RANGES = {
+    "trunc_normal_ a > b": lambda L, t: L.nn.init.trunc_normal_(t, a=2.0, b=-2.0),
+    "normal_ std < 0": lambda L, t: L.nn.init.normal_(t, std=-1.0),
+    "uniform_ a > b": lambda L, t: L.nn.init.uniform_(t, a=2.0, b=-2.0),
+    "trunc_normal_ std 0": lambda L, t: L.nn.init.trunc_normal_(t, std=0.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_REFUSED_RANGES))
+def test_a_reversed_range_or_negative_std_raises_torchs_exception_type(case):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(Exception) as theirs:
+        _REFUSED_RANGES[case](torch, torch.empty(5))
+    with pytest.raises(theirs.type):
+        _REFUSED_RANGES[case](gg, gg.empty(5))
+
+
+def test_trunc_normal_of_a_negative_std_samples_its_magnitude():
+    """PyTorch's trunc_normal_ accepts std < 0: its sampler reads std squared."""
+    gg.manual_seed(0)
+    t = init.trunc_normal_(gg.empty(20000), mean=0.0, std=-1.0, a=-1.0, b=1.0)
+    a = t.numpy()
+    assert a.min() >= -1.0 and a.max() <= 1.0
+    # the standard normal truncated to [-1, 1] has variance 1 - 2 phi(1) / (2 Phi(1) - 1) = 0.2911
+    assert abs(a.var() - 0.2911) < 0.01

@@ -142,7 +142,14 @@ def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> 
 @_refusing_uninitialized
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """N(mean, std^2)."""
+    _check_std("normal", std)
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
+
+
+def _check_std(kernel: str, std: float) -> None:
+    """PyTorch's RuntimeError for a negative std (its normal_ kernel's check)."""
+    if std < 0:
+        raise RuntimeError(f"{kernel} expects std >= 0.0, but found std {std}\n  fix: a std of 0 or more")
 
 
 # Below this chance of a draw landing in [a, b], trunc_normal_ inverts the normal CDF instead of
@@ -159,7 +166,12 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
+    if a > b:  # PyTorch draws uniform_(cdf(a), cdf(b)) first, which refuses the reversed range
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}\n"
+                           f"  trunc_normal_: the lower bound a is above the upper bound b\n"
+                           f"  fix: trunc_normal_(tensor, mean, std, a={b}, b={a})")
     rng = _rng(generator)
+    std = abs(std)  # the density PyTorch samples by reads std squared: a negative one is its magnitude
     lo, hi = (a - mean) / std, (b - mean) / std   # standardized bounds
     flip = lo > 0   # sample the mirror image in the lower tail, where erfc keeps its precision
     if flip:
