@@ -7,12 +7,9 @@ product, median of alternating rounds. Each of the four Linear layers of a trans
   dx   dx = dy W    [16384, out] x [out, in]
   dw   dW = dy^T x  [out, 16384] x [16384, in] (dy^T a transposed view: A m-contiguous; k split)
 
-glassgrad runs the op (MatMul through glassgrad._C.run_op on prebuilt device tensors) three ways:
-the launcher's choice, and the dense 128 x 128 products forced to 8 x 8 micro-tiles (256 threads,
-the earlier kernels) and to 8 x 16 (128 threads, two blocks a multiprocessor) through
-glassgrad._C.cuda_set_dense_matmul_tile (GLASSGRAD_MATMUL_DENSE_TILE; docs/cuda.md, "Dense float
-products"). On a GPU it runs, by default, on a slice of at least 8 SMs (ordinary_gpu.py's CUDA
-MPS set-up); --no-mps runs on the whole GPU.
+glassgrad runs the op (MatMul through glassgrad._C.run_op on prebuilt device tensors, the
+launcher's choice of kernel; docs/cuda.md, "Dense float products"). On a GPU it runs, by default,
+on a slice of at least 8 SMs (ordinary_gpu.py's CUDA MPS set-up); --no-mps runs on the whole GPU.
 
     python benchmarks/gpt_products.py --no-mps                 # the whole GPU
     python benchmarks/gpt_products.py                          # MPS slice of >= 8 SMs
@@ -35,8 +32,6 @@ import ordinary_gpu  # the MPS set-up
 
 LAYERS = [("qkv", 384, 1152), ("proj", 384, 384), ("fc1", 384, 1536), ("fc2", 1536, 384)]
 TOKENS, N_LAYER = 16384, 6
-# The dense tiles' switch: the launcher's choice (0), 8 x 8 and 8 x 16 micro-tiles.
-VARIANTS = [("glassgrad", 0), ("glassgrad 8x8", 8), ("glassgrad 8x16", 16)]
 
 
 def _products(tokens: int, layers):
@@ -56,8 +51,6 @@ def child(args) -> int:
                                                          b.calls)
     tokens, layers = (64, [("fc1", 32, 64), ("fc2", 64, 32)]) if args.tiny else (TOKENS, LAYERS)
     inner = 1 if args.tiny else 5  # products back to back in one timed call (launches overlap)
-    on_cuda = dev.startswith("cuda")
-    variants = VARIANTS if on_cuda else VARIANTS[:1]
     rng = np.random.default_rng(0)
     totals = {}
     tname = None
@@ -71,13 +64,11 @@ def child(args) -> int:
         n = gb.shape[1]
         flops = 2.0 * m * n * k
 
-        def ours(tile, ga=ga, gb=gb):
-            if on_cuda:
-                _C.cuda_set_dense_matmul_tile(tile)
+        def ours(ga=ga, gb=gb):
             for _ in range(inner):
                 _C.run_op("MatMul", [ga, gb], {}, "")
 
-        contenders = {name: (lambda tile=tile: ours(tile), sync) for name, tile in variants}
+        contenders = {"glassgrad": (ours, sync)}
         if torch is not None:
             tdev, tsync = torch_setup(torch, dev)
             xa, xb = torch.from_numpy(a).to(tdev), torch.from_numpy(w).to(tdev)
@@ -90,11 +81,7 @@ def child(args) -> int:
                     torch.matmul(xa, xb)
 
             contenders[tname] = (theirs, tsync)
-        try:
-            med, _ = alternating_medians(contenders, rounds, calls, warmup=2)
-        finally:
-            if on_cuda:
-                _C.cuda_set_dense_matmul_tile(0)
+        med, _ = alternating_medians(contenders, rounds, calls, warmup=2)
         for framework, t in med.items():
             per = t / inner
             totals[framework] = totals.get(framework, 0.0) + per

@@ -36,7 +36,6 @@ bool is(const char* name, const char* text) { return std::string(env(name)) == t
 Switch g_fusion, g_cuda_graphs, g_early_reads, g_lent_outputs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic,
     g_conv_fast_winograd;
 std::atomic<bool> g_deterministic_algorithms{false};
-std::atomic<int> g_dense_matmul_tile{-1};  // -1 until the environment (or the setter) decides it
 
 // cpu::set_conv_algo's names, by code.
 const char* const kCpuConvAlgos[] = {"auto", "gemm", "winograd2", "winograd4"};
@@ -89,24 +88,6 @@ bool conv_autotune_enabled() {
 void set_deterministic(bool on) { g_deterministic.set(on); }
 bool deterministic() {
   return g_deterministic.get([] { return false; });
-}
-void set_dense_matmul_tile(int tile) {
-  if (tile != 0 && tile != 8 && tile != 16)
-    throw ValueError(ErrorMessage("set_dense_matmul_tile(" + std::to_string(tile) +
-                                  "): MatMul's dense CUDA products have 8 x 8 and 8 x 16 micro-tiles only")
-                         .fix("pass 8 (8 x 8), 16 (8 x 16) or 0 (the launcher chooses)")
-                         .str());
-  g_dense_matmul_tile = tile;
-}
-int dense_matmul_tile() {
-  int v = g_dense_matmul_tile.load();
-  if (v < 0) {
-    v = is("GLASSGRAD_MATMUL_DENSE_TILE", "auto") ? 0 : is("GLASSGRAD_MATMUL_DENSE_TILE", "8x16") ? 16 : 8;
-    int unset = -1;
-    g_dense_matmul_tile.compare_exchange_strong(unset, v);  // a setter that ran meanwhile wins
-    v = g_dense_matmul_tile.load();
-  }
-  return v;
 }
 std::string forced_kernel_image() { return env("GLASSGRAD_CUDA_IMAGE"); }
 std::string forced_driver_version() { return env("GLASSGRAD_CUDA_DRIVER_VERSION"); }

@@ -527,13 +527,13 @@ TEST(CudaEmulatedStep, TiledProductsWithKSplitMatchTheProductInEveryLayout) {
 }
 
 // gemm_dense.cuh's tiles (docs/cuda.md, "Dense float products"): 8 x 8 micro-tiles of 256
-// threads and 8 x 16 of 128, A k-contiguous ('nn') or m-contiguous ('tn'), B row-major, against a
-// double-precision product. M and N leave part tiles (rows past the edge read the last row), K a
-// part k step (k past the end reads zeros, the predicated fetch) after whole ones (the fetch
-// without predicates), k split 3 ways (partial sums, then gg_matmul_reduce) or not, with and
-// without the fused bias, one block walking several tiles (grid-stride loops), and a batch of two
-// products whose A differ and B is shared.
-TEST(CudaEmulatedStep, DenseTilesMatchTheProductInBothLayoutsAndMicroTiles) {
+// threads, A k-contiguous ('nn') or m-contiguous ('tn'), B row-major, against a double-precision
+// product. M and N leave part tiles (rows past the edge read the last row), K a part k step (k
+// past the end reads zeros, the predicated fetch) after whole ones (the fetch without
+// predicates), k split 3 ways (partial sums, then gg_matmul_reduce) or not, with and without the
+// fused bias, one block walking several tiles (grid-stride loops), and a batch of two products
+// whose A differ and B is shared.
+TEST(CudaEmulatedStep, DenseTilesMatchTheProductInBothLayouts) {
   std::mt19937 rng(18);
   std::normal_distribution<float> d(0.f, 1.f);
   const int64_t M = 148, N = 132, K = 300;
@@ -556,12 +556,8 @@ TEST(CudaEmulatedStep, DenseTilesMatchTheProductInBothLayoutsAndMicroTiles) {
     const char* name;
     Tiled kernel;
     bool a_t;
-    unsigned threads;
   };
-  const Kernel kernels[] = {{"nn 8x8", &gg_matmul_nn_dense_f32, false, 256},
-                            {"tn 8x8", &gg_matmul_tn_dense_f32, true, 256},
-                            {"nn 8x16", &gg_matmul_nn_dense_wide_f32, false, 128},
-                            {"tn 8x16", &gg_matmul_tn_dense_wide_f32, true, 128}};
+  const Kernel kernels[] = {{"nn", &gg_matmul_nn_dense_f32, false}, {"tn", &gg_matmul_tn_dense_f32, true}};
   for (const Kernel& L : kernels) {
     for (int splits : {1, 3}) {
       for (int64_t batch : {int64_t(1), int64_t(2)}) {
@@ -586,7 +582,7 @@ TEST(CudaEmulatedStep, DenseTilesMatchTheProductInBothLayoutsAndMicroTiles) {
           g.bias = with_bias ? bias.data() : nullptr;
           g.bias_sn = 1;
           std::vector<float> c(static_cast<size_t>(batch * M * N), -5.f), ws(static_cast<size_t>(splits * M * N), -9.f);
-          emulate::launch(L.kernel, dim3{1, 2, static_cast<unsigned>(splits > 1 ? splits : 1)}, dim3{L.threads, 1, 1}, g,
+          emulate::launch(L.kernel, dim3{1, 2, static_cast<unsigned>(splits > 1 ? splits : 1)}, dim3{256, 1, 1}, g,
                           c.data(), L.a_t ? at.data() : a.data(), b.data(), splits > 1 ? ws.data() : nullptr);
           if (splits > 1)
             emulate::launch(&gg_matmul_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, g, c.data(), (const float*)ws.data());

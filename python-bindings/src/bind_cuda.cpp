@@ -92,8 +92,6 @@ void bind_cuda(py::module_& m) {
   m.def("cuda_deterministic", &cuda::deterministic);
   m.def("cuda_set_launch_blocking", &cuda::set_launch_blocking);
   m.def("cuda_launch_blocking", &cuda::launch_blocking);
-  m.def("cuda_set_dense_matmul_tile", &cuda::set_dense_matmul_tile);
-  m.def("cuda_dense_matmul_tile", &cuda::dense_matmul_tile);
 }
 
 }  // namespace glassgrad

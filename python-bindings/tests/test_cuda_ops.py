@@ -118,19 +118,9 @@ TILED_SIZES = [(2048, 64, 1152), (200, 130, 150), (33, 300, 70), (20, 100, 45), 
 TILED_CASES = [(d, mkn) for mkn in TILED_SIZES for d in ("float32", "float64") if d == "float32" or mkn[0] < 2048]
 
 
-@pytest.fixture(params=[8, 16], ids=["dense8x8", "dense8x16"])
-def dense_tile(request):
-    """The dense float products' micro-tile forced for one test (docs/cuda.md, "Dense float
-    products"): both kernels meet every case, whichever the launcher would pick."""
-    was = _C.cuda_dense_matmul_tile()
-    _C.cuda_set_dense_matmul_tile(request.param)
-    yield request.param
-    _C.cuda_set_dense_matmul_tile(was)
-
-
 @pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
 @pytest.mark.parametrize("dtype,mkn", TILED_CASES, ids=[f"{d}-{m}x{k}x{n}" for d, (m, k, n) in TILED_CASES])
-def test_cuda_matmul_register_tiles_match_numpy_in_every_layout(rng, dtype, layout, mkn, dense_tile):
+def test_cuda_matmul_register_tiles_match_numpy_in_every_layout(rng, dtype, layout, mkn):
     m, k, n = mkn
     a, b = _rand(rng, m, k, dtype=dtype), _rand(rng, k, n, dtype=dtype)
     want = a.astype(np.float64) @ b.astype(np.float64)
@@ -151,7 +141,7 @@ def test_cuda_matmul_register_tiles_match_numpy_in_every_layout(rng, dtype, layo
 @pytest.mark.parametrize("a_shape,b_shape", [((3, 1, 70, 37), (1, 2, 37, 90)), ((4, 130, 64), (64, 96)),
                                              ((2, 1, 1024, 68), (1, 3, 68, 1152)), ((4, 512, 68), (68, 1152)),
                                              ((3, 300, 132), (132, 260))])
-def test_cuda_matmul_register_tiles_broadcast_batches_of_transposed_views(rng, a_shape, b_shape, dense_tile):
+def test_cuda_matmul_register_tiles_broadcast_batches_of_transposed_views(rng, a_shape, b_shape):
     a, b = _rand(rng, *a_shape), _rand(rng, *b_shape)
     # B stored with its last two axes swapped: each product reads it k-contiguous ('t').
     bt = np.ascontiguousarray(np.swapaxes(b, -1, -2))

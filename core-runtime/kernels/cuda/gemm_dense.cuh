@@ -9,9 +9,9 @@
 // aligned, so a thread stages its share of a k step as whole float4s from pointers that advance
 // by a fixed amount each step.
 //
-// Tiling (TileConfig's 128 x 128, k steps of BK, two shared stages; DenseTile: 256 threads of
-// 8 x 8 micro-tiles, DenseTileWide: 128 threads of 8 x 16; the fragment layout is
-// gemm_engine.cuh's, so its tile_store applies), T threads:
+// Tiling (TileConfig's 128 x 128, k steps of BK, two shared stages; DenseTile: T = 256 threads
+// of 8 x 8 micro-tiles, 8 x 4 warps; the fragment layout is gemm_engine.cuh's, so its tile_store
+// applies):
 //   k-fast operand (A 'n': element (i, k) at p[i * ld + k]; B 't' likewise): 128 rows x BK k,
 //     thread t the 4 k from 4 (t % (BK / 4)) of rows t / (BK / 4) + e * T / (BK / 4), stored
 //     transposed (4 words each);
@@ -95,7 +95,8 @@ struct DenseQuads {
 // caller). A is M x K (AKFast: A(m, k) at a[m * lda + k], else a[k * lda + m]); B is K x N
 // (BKFast: B(k, n) at b[n * ldb + k], else b[k * ldb + n]). Every thread of the block calls it
 // with the same arguments; it ends with a barrier, so the stages may be refilled at once.
-// Cfg: DenseTile (256 threads, 8 x 8 micro-tiles) or DenseTileWide (128 threads, 8 x 16).
+// Cfg: DenseTile (256 threads, 8 x 8 micro-tiles; docs/cuda.md, "Dense float products", records
+// the 8 x 16 micro-tiles of 128 threads that were timed and removed).
 template <typename Cfg, bool AKFast, bool BKFast>
 __device__ __forceinline__ void dense_tile_product(const float* a, int lda, const float* b, int ldb, int M, int N,
                                                    int m0, int n0, int kbeg, int kend,
@@ -149,9 +150,5 @@ __device__ __forceinline__ void dense_tile_product(const float* a, int lda, cons
 }
 
 typedef TileConfig<128, 128, 8, 8, 16, true, true> DenseTile;  // 256 threads, k steps of 16
-// 128 threads of 8 x 16 micro-tiles (a warp covers 8 x 4 of them: 4 A and 8 B fragments, as in
-// DenseTile), two blocks a multiprocessor: 128 FMAs for 6 fragment loads instead of 64 for 4, and
-// one block's barriers and epilogue overlap the other's FMAs.
-typedef TileConfig<128, 128, 8, 16, 16, true, false> DenseTileWide;
 
 }  // namespace gg

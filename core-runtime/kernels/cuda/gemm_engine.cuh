@@ -402,9 +402,9 @@ template <typename T, typename Cfg, typename Store>
 __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0, int n0,
                                            const T (&acc)[Cfg::TM][Cfg::TN]) {
   const int tx = thread_tx<Cfg>(threadIdx.x), ty = thread_ty<Cfg>(threadIdx.x);
-  // 8- and 16-wide micro-tiles only: with 4 (the 64 x 64 product tiles) the extra path cost the
-  // main loop its register allocation (a 64 x 64 k-16 weight gradient ran 28% slower on 8 SMs).
-  if constexpr (RowMajorStore<Store>::value && Cfg::TN % 8 == 0 && Cfg::VEC) {
+  // 8-wide micro-tiles only: with 4 (the 64 x 64 product tiles) the extra path cost the main
+  // loop its register allocation (a 64 x 64 k-16 weight gradient ran 28% slower on 8 SMs).
+  if constexpr (RowMajorStore<Store>::value && Cfg::TN == 8 && Cfg::VEC) {
     if (st.aligned4()) {
 #pragma unroll
       for (int i = 0; i < Cfg::TM; ++i) {

@@ -30,9 +30,7 @@
 //                         partitions in order (docs/cuda.md, "Kernels").
 //   gg_matmul_<a>n_dense  the 128 x 128 float tiles when both operands may be read 16 bytes at
 //                         a time and B is row-major (gemm_dense.cuh; docs/cuda.md, "Dense float
-//                         products"): 256 threads of 8 x 8, or (_wide) 128 threads of 8 x 16,
-//                         two blocks a multiprocessor, as choose_tiled picks by waves; a
-//                         k-contiguous B shared by the batch (a Linear layer's
+//                         products"); a k-contiguous B shared by the batch (a Linear layer's
 //                         W^T) is first copied row-major into the workspace by
 //   gg_matmul_transpose_b 32 x 32 shared-memory tiles, B [N, K] (k contiguous) -> [K, N]
 //   gg_matmul             64 x 64 shared-memory tiles over any strides (the rest)
@@ -73,13 +71,9 @@
   K(gg_matmul_tt128x128, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
     gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_tt>(g, c, a, b, ws))                                    \
   K(gg_matmul_nn_dense, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
-    gg_mm::dense<gg::DenseTile, gg_mm::Layout_nn>(g, c, a, b, ws))                                            \
+    gg_mm::dense<gg_mm::Layout_nn>(g, c, a, b, ws))                                                           \
   K(gg_matmul_tn_dense, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
-    gg_mm::dense<gg::DenseTile, gg_mm::Layout_tn>(g, c, a, b, ws))                                            \
-  K(gg_matmul_nn_dense_wide, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),       \
-    gg_mm::dense<gg::DenseTileWide, gg_mm::Layout_nn>(g, c, a, b, ws))                                        \
-  K(gg_matmul_tn_dense_wide, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),       \
-    gg_mm::dense<gg::DenseTileWide, gg_mm::Layout_tn>(g, c, a, b, ws))                                        \
+    gg_mm::dense<gg_mm::Layout_tn>(g, c, a, b, ws))                                                           \
   K(gg_matmul_transpose_b, F32, GG_BOUNDS(256), (GGMatmul g, T* out, const T* b), gg_mm::transpose_b(g, out, b))
 
 GG_DECLARE_KERNELS(GG_MATMUL_KERNELS)
@@ -188,10 +182,10 @@ __device__ void tiled(const GGMatmul& g, T* c, const T* a, const T* b, T* ws) {
 }
 
 // tiled() for float operands that gemm_dense.cuh reads 16 bytes at a time (the launcher's
-// dense_operand holds for both, every batch offset included): the 128 x 128 tile, as Cfg's
-// threads and micro-tiles (gg::DenseTile or gg::DenseTileWide).
-template <typename Cfg, typename L>
+// dense_operand holds for both, every batch offset included): the 128 x 128 tile.
+template <typename L>
 __device__ void dense(const GGMatmul& g, float* c, const float* a, const float* b, float* ws) {
+  typedef gg::DenseTile Cfg;
   const int M = (int)g.M, N = (int)g.N, K = (int)g.K;
   const int lda = (int)(L::a_kfast ? g.a_sm : g.a_sk), ldb = (int)(L::b_kfast ? g.b_sn : g.b_sk);
   const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
@@ -337,7 +331,6 @@ GG_DEFINE_KERNELS(GG_MATMUL_KERNELS)
 #include "cuda/launch.h"
 #include "registry.h"
 #include "glassgrad/autodiff/errors.h"
-#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -361,7 +354,6 @@ constexpr double kSplitGain = 0.05;                    // a split must be this m
 struct TiledChoice {
   int tile = 0;
   int64_t splits = 1;
-  bool wide = false;  // tile 2 on dense operands: gg::DenseTileWide (128 threads) instead of gg::DenseTile
 };
 
 // Multiprocessors of the device a product runs on (at least 1).
@@ -404,35 +396,16 @@ TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is
     c.tile = M <= 32 ? 0 : M <= 64 ? 1 : 2;
     if (c.tile == 2 && !fills(2)) c.tile = 1;
   }
-  const int64_t b = blocks(c.tile), bk = kTiles[c.tile].bk;
-  // The soonest split for blocks that run `per_sm` a multiprocessor, each `share` of one's speed.
-  const auto best_split = [&](int64_t per_sm, double share, int64_t& best_splits) {
-    const int64_t slots = sms * per_sm;
-    const auto cost = [&](int64_t splits) {  // waves x the longest partition's k
-      return static_cast<double>(ceil_div(b * splits, slots) * (ceil_div(ceil_div(K, splits), bk) * bk)) / share;
-    };
-    double best = cost(1);
-    best_splits = 1;
-    for (int64_t splits = 2; may_split(splits); ++splits) {
-      const double t = cost(splits);
-      if (t < best * (1.0 - kSplitGain)) {
-        best_splits = splits;
-        best = t;
-      }
-    }
-    return best;
+  const int64_t slots = sms * kTileBlocksPerSm[c.tile], b = blocks(c.tile), bk = kTiles[c.tile].bk;
+  const auto cost = [&](int64_t splits) {  // waves x the longest partition's k
+    return static_cast<double>(ceil_div(b * splits, slots) * (ceil_div(ceil_div(K, splits), bk) * bk));
   };
-  const double narrow = best_split(kTileBlocksPerSm[c.tile], 1.0, c.splits);
-  // The wide dense tiles run two blocks a multiprocessor at half the speed each: they take the
-  // product unless their waves end later (docs/cuda.md, "Dense float products"; a debugging
-  // switch forces either, settings.h's dense_matmul_tile()).
-  const int forced = dense_matmul_tile();
-  if (c.tile == 2 && forced != 8) {
-    int64_t wide_splits = 1;
-    const double wide = best_split(2, 0.5, wide_splits);
-    if (forced == 16 || wide <= narrow) {
-      c.wide = true;
-      c.splits = wide_splits;
+  double best = cost(1);
+  for (int64_t splits = 2; may_split(splits); ++splits) {
+    const double t = cost(splits);
+    if (t < best * (1.0 - kSplitGain)) {
+      c.splits = splits;
+      best = t;
     }
   }
   return c;
@@ -529,11 +502,11 @@ bool dense_operand(const void* p, int64_t rows, int64_t k, int64_t sr, int64_t s
 
 template <template <typename> class K, typename T>
 void launch_tiled(DeviceState& s, CUstream st, const LaunchSite& site, const TiledChoice& ch, const GGMatmul& g, T* c,
-                  const T* a, const T* b, T* ws, int64_t threads = 0) {
+                  const T* a, const T* b, T* ws) {
   const Tile& t = kTiles[ch.tile];
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(ceil_div(g.N, t.bn), 1 << 30)), cap_yz(ceil_div(g.M, t.bm)),
                   cap_yz(ch.splits > 1 ? ch.splits : g.batch)};
-  launch<K<T>>(s, st, grid, Dim3{static_cast<unsigned>(threads > 0 ? threads : t.threads)}, site, g, c, a, b, ws);
+  launch<K<T>>(s, st, grid, Dim3{static_cast<unsigned>(t.threads)}, site, g, c, a, b, ws);
 }
 
 // The tiled kernel of layout (a_kfast, b_kfast) and tile: the rows of matmul.cu's table.
@@ -552,10 +525,6 @@ void launch_layout(DeviceState& s, CUstream st, const LaunchSite& site, const Ti
   // the gathered tiles (docs/cuda.md, "Dense float products"); run_matmul copies a shared
   // k-contiguous B row-major first where it can.
   if constexpr (std::is_same<T, float>::value) {
-    if (ch.tile == 2 && dense && !b_kfast && ch.wide) {
-      if (a_kfast) return launch_tiled<kernels::gg_matmul_nn_dense_wide, T>(s, st, site, ch, g, c, a, b, ws, 128);
-      return launch_tiled<kernels::gg_matmul_tn_dense_wide, T>(s, st, site, ch, g, c, a, b, ws, 128);
-    }
     if (ch.tile == 2 && dense && !b_kfast) {
       if (a_kfast) return launch_tiled<kernels::gg_matmul_nn_dense, T>(s, st, site, ch, g, c, a, b, ws);
       return launch_tiled<kernels::gg_matmul_tn_dense, T>(s, st, site, ch, g, c, a, b, ws);

@@ -14,7 +14,6 @@
 //   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
 //   GLASSGRAD_CONV_FAST_WINOGRAD=1        conv_fast_winograd()            off (float32 error bounded)
 //   GLASSGRAD_CONV_TARGET_THREADS=N       read by kernels/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
-//   GLASSGRAD_MATMUL_DENSE_TILE=auto|8x16 cuda::dense_matmul_tile()       8 x 8 (auto: the launcher's wave rule)
 //   GLASSGRAD_CUDA_IMAGE=compute_50       cuda::forced_kernel_image()     none: the compute capability picks
 //   GLASSGRAD_CUDA_DRIVER_VERSION=550     cuda::forced_driver_version()   none: the driver's own version
 //   GLASSGRAD_PARALLEL_LIBRARY=<path>     read by src/parallel.cpp         the search beside the code, then RUNPATH
@@ -80,15 +79,6 @@ std::string forced_kernel_image();
 // The driver version the kernel image choice assumes instead of the driver's own ("550", "12.4"
 // or "12040"; src/cuda/image_choice.h reads it), to test the CUDA 12 images on a newer driver.
 std::string forced_driver_version();
-// A debugging and measuring switch: the micro-tile of MatMul's dense float 128 x 128 products, 8
-// (gg::DenseTile, 256 threads) or 16 (gg::DenseTileWide, 128 threads, 8 x 16), or 0 to let
-// kernels/cuda/matmul.cu's choose_tiled pick by waves (docs/cuda.md, "Dense float products").
-// The environment's value is read once: auto gives 0, 8x16 16, anything else (unset, 8x8) 8, the
-// tiles a GPU has timed. The setter (glassgrad._C.cuda_set_dense_matmul_tile; benchmarks/gpt_products.py)
-// raises ValueError for another number. Plans made under one value keep their workspace: a
-// product whose split no longer fits runs unsplit.
-void set_dense_matmul_tile(int tile);
-int dense_matmul_tile();
 }  // namespace cuda
 
 // Whether float32 convolutions may use Winograd F(4x4, 3x3), the fastest algorithm for 3x3
