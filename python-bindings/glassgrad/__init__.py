@@ -62,7 +62,7 @@ from . import _methods  # binds the functions above as Tensor methods
 from . import _legacy_members  # binds Tensor.as_subclass, Tensor.volatile
 from . import linalg
 from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor methods
-from ._deprecated_linalg import *  # torch.lu, lu_solve, triangular_solve; the removed torch.qr, solve, ...
+from ._deprecated_linalg import *  # torch.lu, lu_solve, triangular_solve, qr; the removed torch.solve, ...
 from ._special import *  # torch.lgamma, digamma, polygamma, ...: also Tensor methods
 from ._special_more import *  # torch.i0 (and Tensor.i0)
 from . import special

@@ -1,20 +1,20 @@
 """PyTorch's deprecated top-level linear algebra (and their Tensor methods), as PyTorch 2 keeps
-them: torch.lu, torch.lu_solve and torch.triangular_solve still work, over glassgrad.linalg, with
-PyTorch's once-per-process deprecation warnings; torch.qr, matrix_rank, solve, symeig, eig and
-lstsq were removed in PyTorch 1.9's successors and raise its RuntimeError naming the linalg
+them: torch.lu, torch.lu_solve, torch.triangular_solve and torch.qr still work, over
+glassgrad.linalg, with PyTorch's once-per-process deprecation warnings; torch.matrix_rank, solve,
+symeig, eig and lstsq were removed in PyTorch 1.9's successors and raise its RuntimeError naming the linalg
 replacement (docs/porting.md, the deprecated linear algebra row)."""
 from __future__ import annotations
 
 import warnings
 from typing import Dict, List
 
-from . import _runtime, _trace
+from . import _args, _runtime, _trace
 from ._return_types import return_type
 from ._tensor import Tensor
-from .linalg import _cholesky, _lu_factor
+from .linalg import _cholesky, _lu_factor, _qr
 from .linalg._checks import into_each
 
-_WARNED: Dict[str, List[bool]] = {"lu": [False], "lu_solve": [False], "triangular_solve": [False]}
+_WARNED: Dict[str, List[bool]] = {"lu": [False], "lu_solve": [False], "triangular_solve": [False], "qr": [False]}
 
 
 def _warn_once(name: str, text: str) -> None:
@@ -66,10 +66,6 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bo
 _REMOVED = "This function was deprecated since version 1.9 and is now removed."
 # PyTorch 2's RuntimeError text after _REMOVED, for each removed function
 _REMOVED_TEXT = {
-    "qr": " `torch.qr` is deprecated in favor of `torch.linalg.qr` and the boolean parameter `some` has been replaced "
-          "with a string parameter `mode`.\n\nQ, R = torch.qr(A) should be replaced with:\nQ, R = torch.linalg.qr(A, "
-          "mode='reduced')\n\nand\n\nQ, R = torch.qr(A, some=False) should be replaced with:\nQ, R = "
-          "torch.linalg.qr(A, mode='complete')\n\nSince `some` was set to {some}, use mode='{mode}'.",
     "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' was "
                    "renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
     "solve": " `torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has its arguments "
@@ -99,8 +95,15 @@ def _removed(name: str, **fields):
 
 
 def qr(input: Tensor, some: bool = True, *, out=None):
-    """torch.qr: removed in PyTorch 2 (its RuntimeError names linalg.qr and the mode to use)."""
-    _removed("qr", some=bool(some), mode="reduced" if some else "complete")
+    """torch.qr (deprecated for linalg.qr, whose mode replaces some): the named (Q, R), reduced with
+    some=True (Q [..., m, k], R [..., k, n], k = min(m, n)), complete with some=False."""
+    some = _args.python_bool(some, "some", "qr", "some=True (reduced) or some=False (complete)", position=2)
+    _warn_once("qr", "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+               "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
+               "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
+               "'complete')")
+    Q, R = _qr.qr(input, "reduced" if some else "complete")
+    return into_each(out, return_type("qr", ("Q", "R"))(Q, R), "qr")
 
 
 def matrix_rank(input: Tensor, tol=None, symmetric: bool = False, *, out=None):

@@ -56,7 +56,7 @@ PUBLIC: Dict[str, Sequence[str]] = {
     **{name: ("values", "indices") for name in ("max", "min", "median", "nanmedian", "mode", "kthvalue", "sort",
                                                 "topk", "cummax", "cummin")},
     "aminmax": ("min", "max"), "frexp": ("mantissa", "exponent"), "histogram": ("hist", "bin_edges"),
-    "histogramdd": ("hist", "bin_edges"), "triangular_solve": ("solution", "cloned_coefficient"),
+    "histogramdd": ("hist", "bin_edges"), "triangular_solve": ("solution", "cloned_coefficient"), "qr": ("Q", "R"),
 }
 for _name, _fields in PUBLIC.items():
     return_type(_name, _fields)

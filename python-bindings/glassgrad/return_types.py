@@ -1,6 +1,6 @@
 """torch.return_types: the named tuple types of max(x, dim), min, median, nanmedian, mode,
 kthvalue, sort, topk, cummax, cummin, aminmax, frexp, histogram, histogramdd, triangular_solve,
-slogdet, svd, lu_unpack and the linalg functions (linalg_eigh, linalg_svd, linalg_qr, ...)
+qr, slogdet, svd, lu_unpack and the linalg functions (linalg_eigh, linalg_svd, linalg_qr, ...)
 (isinstance(result, glassgrad.return_types.max)); made in _return_types.py."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""PyTorch's deprecated top-level linear algebra: torch.lu / lu_solve / triangular_solve (and the
-Tensor methods) compute as PyTorch 2 does, with its once-per-process deprecation warnings at the
-script's line; torch.qr, matrix_rank, solve, symeig, eig and lstsq raise PyTorch's RuntimeError
+"""PyTorch's deprecated top-level linear algebra: torch.lu / lu_solve / triangular_solve / qr (and
+the Tensor methods) compute as PyTorch 2 does, with its once-per-process deprecation warnings at
+the script's line; torch.matrix_rank, solve, symeig, eig and lstsq raise PyTorch's RuntimeError
 naming the torch.linalg replacement. Expected values are PyTorch 2's."""
 import warnings
 
@@ -54,7 +54,8 @@ def test_each_warns_once_at_the_script_line():
     for call, start in ((lambda: gg.lu(gg.tensor(A)), "torch.lu is deprecated in favor of torch.linalg.lu_factor"),
                         (lambda: gg.lu_solve(gg.tensor(B), *gg.lu(gg.tensor(A))), "torch.lu_solve is deprecated"),
                         (lambda: gg.triangular_solve(gg.tensor(B), gg.tensor(A)),
-                         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular")):
+                         "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"),
+                        (lambda: gg.tensor(A).qr(), "torch.qr is deprecated in favor of torch.linalg.qr")):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             call()
@@ -64,7 +65,6 @@ def test_each_warns_once_at_the_script_line():
 
 
 @pytest.mark.parametrize("name, args, text", [
-    ("qr", (), "`torch.qr` is deprecated in favor of `torch.linalg.qr`"),
     ("matrix_rank", (), "Please use the `torch.linalg.matrix_rank` function instead"),
     ("symeig", (), "L = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')"),
     ("eig", (), "L_complex = torch.linalg.eigvals(A)"),
@@ -79,9 +79,20 @@ def test_removed_functions_raise_pytorchs_error(name, args, text):
     assert text in str(e.value)
 
 
-def test_qr_names_the_mode_for_some():
-    with pytest.raises(RuntimeError, match="Since `some` was set to False, use mode='complete'"):
-        gg.tensor(A).qr(some=False)
+def test_qr_is_linalg_qr_with_some_for_the_mode():
+    rect = np.arange(15.0).reshape(5, 3) ** 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reduced = gg.qr(gg.tensor(rect))
+        complete = gg.tensor(rect).qr(some=False)
+        with pytest.raises(TypeError, match="must be bool"):
+            gg.qr(gg.tensor(rect), 0)
+    assert type(reduced).__name__ == "qr" and reduced._fields == ("Q", "R")
+    assert reduced.Q.shape == (5, 3) and reduced.R.shape == (3, 3)
+    assert complete.Q.shape == (5, 5) and complete.R.shape == (5, 3)
+    want = gg.linalg.qr(gg.tensor(rect), mode="complete")
+    np.testing.assert_allclose(complete.Q.numpy(), want.Q.numpy())
+    np.testing.assert_allclose((reduced.Q @ reduced.R).numpy(), rect, atol=1e-12)
 
 
 def test_matches_pytorch():
@@ -104,7 +115,12 @@ def test_matches_pytorch():
                     want = torch.triangular_solve(torch.tensor(b), torch.tensor(a), **kw).solution.numpy()
                     got = gg.triangular_solve(gg.tensor(b), gg.tensor(a), **kw).solution.numpy()
                     np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
-    for name in ("qr", "matrix_rank", "symeig", "eig"):
+        for some in (True, False):
+            want_q, want_r = torch.qr(torch.tensor(b[0]), some=some)
+            got_q, got_r = gg.qr(gg.tensor(b[0]), some=some)
+            np.testing.assert_allclose(got_q.numpy(), want_q.numpy(), atol=1e-10)
+            np.testing.assert_allclose(got_r.numpy(), want_r.numpy(), atol=1e-10)
+    for name in ("matrix_rank", "symeig", "eig"):
         with pytest.raises(RuntimeError) as want:
             getattr(torch, name)(torch.tensor(a[0]))
         with pytest.raises(RuntimeError) as got:
