@@ -93,6 +93,13 @@ def test_cov_with_weights_is_numpy_s():
         gg.cov(gg.tensor(x), fweights=gg.tensor(f * 1.0))
 
 
+@pytest.mark.parametrize("name", ["fweights", "aweights"])
+def test_cov_refuses_negative_weights_as_pytorch(name):
+    weights = gg.tensor([1, -2, 1]) if name == "fweights" else gg.tensor([1.0, -0.5, 1.0])
+    with pytest.raises(RuntimeError, match=f"cov\\(\\): {name} cannot be negative"):
+        gg.cov(gg.ones(2, 3), **{name: weights})
+
+
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_searchsorted_and_bucketize_are_numpy_s_on_sorted_numbers(side):
     seq = np.sort(RNG.integers(0, 6, 9)).astype(np.float64)
