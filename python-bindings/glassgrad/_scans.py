@@ -424,7 +424,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
             v = v_lo + (v_hi - v_lo) * 0.5
         else:
             v = v_lo
-        outs.append(v if keepdim and dim is not None else v.squeeze(d))
+        outs.append(v if keepdim and dim is not None and input.ndim else v.squeeze(d))  # a 0-d input keeps no dim
     if dim is None and keepdim:
         outs = [o.reshape([1] * input.ndim) for o in outs]
     if scalar_q or qs.ndim == 0:

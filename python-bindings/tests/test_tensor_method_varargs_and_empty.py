@@ -91,6 +91,14 @@ def test_quantile_of_an_empty_input_is_refused(name):
         getattr(gg, name)(gg.zeros(0, dtype=gg.int64), 0.5)  # before the dtype check, as PyTorch
 
 
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+def test_quantile_of_a_0d_input_keeps_no_dim(name):
+    # PyTorch: keepdim keeps the input's dims, and a 0-d input has none (q's dim stays)
+    assert getattr(gg, name)(gg.tensor(3.0), 0.5, dim=0, keepdim=True).shape == ()
+    assert getattr(gg, name)(gg.tensor(3.0), gg.tensor([0.5, 0.7]), dim=0, keepdim=True).shape == (2,)
+    assert getattr(gg, name)(gg.ones(2, 3), gg.tensor([0.5, 0.7]), dim=1, keepdim=True).shape == (2, 2, 1)
+
+
 CASES = {
     "squeeze(0, 2)": lambda m: m.ones(1, 2, 1).squeeze(0, 2),
     "squeeze(0, -3)": lambda m: m.ones(1, 2, 1).squeeze(0, -3),
