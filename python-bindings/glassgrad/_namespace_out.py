@@ -31,7 +31,7 @@ index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot 
 _SAME_DTYPE_OUT = set("""abs absolute addmm amax amin aminmax bitwise_not ceil floor round trunc fix frac sign sgn
 neg negative nan_to_num diag heaviside histc index_select inner lerp logcumsumexp masked_select msort norm quantile
 nanquantile tensordot tril triu slice_scatter argmax argmin isneginf isposinf signbit nonzero searchsorted
-float_power""".split())
+float_power where""".split())
 # the functions whose out may have these dtypes only, whatever the result's
 _OUT_DTYPES = {"all": ("bool", "uint8"), "any": ("bool", "uint8")}
 

@@ -62,3 +62,13 @@ def test_where_with_out_takes_tensors_only():
     gg.where(c, gg.tensor(5.0), x, out=out)
     assert out.tolist() == [5.0, 2.0]
     assert gg.where(c, x, 0.0).tolist() == [1.0, 0.0]  # without out=, numbers are taken
+
+
+def test_where_with_out_needs_the_result_dtype():
+    # PyTorch's where checks out's dtype ("Expected out type to be Float but got Double"): no cast
+    c = gg.tensor([True, False])
+    with pytest.raises(RuntimeError, match="dtype float, but got double"):
+        gg.where(c, gg.ones(2), gg.zeros(2), out=gg.zeros(2, dtype=gg.float64))
+    out = gg.zeros(2, dtype=gg.int64)
+    gg.where(c, gg.ones(2, dtype=gg.int32), gg.zeros(2, dtype=gg.int64), out=out)
+    assert out.tolist() == [1, 0]
