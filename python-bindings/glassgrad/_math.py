@@ -560,12 +560,14 @@ floor.__name__, ceil.__name__, trunc.__name__ = "floor", "ceil", "trunc"
 fix = trunc
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    """x rounded to `decimals` places, halves to even (torch.round: round(x * 10^d) / 10^d, or
-    round(x / 10^-d) * 10^-d for negative d); no gradient flows."""
-    if decimals != 0 and not input.dtype.is_floating_point:
-        raise _C.UnsupportedError(f"round(decimals={decimals}): not implemented for {input.dtype} (shape "
-                                  f"{list(input.shape)}), as in PyTorch\n  fix: x.float().round(decimals={decimals})")
+def round(input: Tensor, *, decimals=_args.ABSENT) -> Tensor:
+    """x rounded to `decimals` places (0 when left out), halves to even (torch.round: round(x *
+    10^d) / 10^d, or round(x / 10^-d) * 10^-d for negative d); no gradient flows. An integer
+    tensor rounds to itself without decimals=; with it (0 too), PyTorch's kernels refuse it."""
+    if decimals is not _args.ABSENT:  # PyTorch's overload with decimals has no integer kernel
+        _args.floating_input(input, "round_vml_cpu" if decimals == 0 else "round_cpu")
+    else:
+        decimals = 0
     if decimals == 0:
         _refuse_bool_operand(input, "round")
         return _op("Round", [input])
