@@ -37,7 +37,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Optional[Tensor] = None
         if name == "fweights" and weights.dtype not in ("int64", "int32", "int16", "int8", "uint8"):
             raise _C.DTypeError(f"cov: expected fweights to have an integral dtype, got {weights.dtype}\n"
                                 f"  fix: fweights.long()")
-        if n and bool((weights < 0).any()):  # PyTorch reads the weights too (its RuntimeError)
+        if n and (weights.numpy(force=True) < 0).any():  # PyTorch reads the weights too (its RuntimeError)
             raise _C.InvalidArgumentError(f"cov(): {name} cannot be negative\n  cause: {name} holds a value below 0\n"
                                           f"  fix: weights of 0 or more ({name}.clamp(min=0) if the negatives are noise)")
         w = weights.to(x.dtype) if w is None else w * weights.to(x.dtype)
