@@ -23,14 +23,17 @@ def nonempty_sizes(input: Tensor, where: str, dims: Iterable[int]) -> None:
                                 f"sizes after the batch (only N of (N, C, ...) may be 0)")
 
 
-def refuse_channelless_backward(output: Tensor, input: Tensor) -> Tensor:
-    """output itself, or (a batched input of 0 channels that needs a gradient) output through a
-    node whose backward raises PyTorch's error."""
-    if input.ndim != 4 or input.shape[1] != 0 or not (input.requires_grad and _C.grad_enabled()):
+def refuse_empty_backward(output: Tensor, input: Tensor, kernel: str) -> Tensor:
+    """output itself, or (an output empty after its first axis, of an input that needs a gradient:
+    a batched input of 0 channels, an output size of 0) output through a node whose backward raises
+    PyTorch's error: its backward kernel (`kernel`_backward) wants every size of grad_output after
+    the first nonzero, though its forward pools to the empty result."""
+    shape = list(output.shape)
+    empty = [d for d in range(1, len(shape)) if shape[d] == 0]
+    if not empty or not (input.requires_grad and _C.grad_enabled()):
         return output
     from .autograd.function import delayed_error
-    shape = list(output.shape)
     return delayed_error(output, _C.ShapeError(
-        "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for non-batch dimensions, but "
-        f"grad_output has sizes {shape} with dimension 1 being empty\n  fix: give the input at least one channel "
-        "(its forward of 0 channels runs, its backward cannot)"))
+        f"{kernel}_backward(): Expected grad_output to have non-zero size for non-batch dimensions, but "
+        f"grad_output has sizes {shape} with dimension {empty[0]} being empty\n  fix: give the input at least one "
+        f"channel and the output nonzero sizes (the forward of an empty result runs, its backward cannot)"))

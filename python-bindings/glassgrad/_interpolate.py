@@ -30,6 +30,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from . import _C, _args, _trace
+from ._adaptive_avg_empty import refuse_empty_backward
 from ._tensor import Tensor, _op, tensor
 from ._nearest_index import nearest_rule, nearest_source
 from ._torch_operands import named_node
@@ -249,6 +250,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         kind = mode
     y = resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias, rule)
                               for n, o, f in zip(spatial, out, factors)], saves_input=mode == "area")
+    if mode == "area":  # an empty result's backward is refused by PyTorch's pool (a 1-d one is its 2-d pool)
+        y = refuse_empty_backward(y, input, f"adaptive_avg_pool{max(k, 2)}d")
     suffix = "Backward1" if node == "Squeeze" else "Backward0"
     return named_node(y, node + suffix, input) if node and input.requires_grad else y
 

@@ -14,7 +14,7 @@ from ._interpolate import adaptive_matrix, resample_axes
 from ._pool3d import avg_pool3d, max_pool3d
 from ._pooling import avg_pool2d, max_pool2d
 from ._pooling_1d import avg_pool1d, max_pool1d
-from ._adaptive_avg_empty import nonempty_sizes
+from ._adaptive_avg_empty import nonempty_sizes, refuse_empty_backward
 from ._tensor import Tensor
 from ._torch_operands import named_node
 
@@ -88,5 +88,5 @@ def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     nonempty_sizes(input, where, range(1, input.ndim))
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     y = resample_axes(x, [adaptive_matrix(n, o) for n, o in zip(spatial, out)])
-    # PyTorch's one node of the input
-    return named_node(y if input.ndim == 5 else y.reshape(*y.shape[1:]), "AdaptiveAvgPool3DBackward0", input)
+    y = refuse_empty_backward(y if input.ndim == 5 else y.reshape(*y.shape[1:]), input, where)
+    return named_node(y, "AdaptiveAvgPool3DBackward0", input)  # PyTorch's one node of the input

@@ -19,7 +19,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _dtypes, _trace
-from ._adaptive_avg_empty import nonempty_sizes, refuse_channelless_backward
+from ._adaptive_avg_empty import nonempty_sizes, refuse_empty_backward
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
@@ -120,7 +120,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     if input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
         y = _adaptive_avg_pooled(input.reshape(1, *input.shape), oh, ow).reshape(input.shape[0], oh, ow)
     else:
-        y = refuse_channelless_backward(_adaptive_avg_pooled(input, oh, ow), input)
+        y = refuse_empty_backward(_adaptive_avg_pooled(input, oh, ow), input, "adaptive_avg_pool2d")
     return named_node(y, "AdaptiveAvgPool2DBackward0", input)  # PyTorch's one node of the input
 
 
