@@ -1,8 +1,9 @@
 """Adaptive average pooling of empty sizes, as PyTorch's kernels check them: 2-d (and 1-d) need
 their last two sizes nonzero, a batched input of 0 channels pools but its backward raises;
 3-d needs every size after the first; an output of ones is a mean and takes anything; an output
-size of 0 pools to an empty result whose backward raises (3-d, and interpolate's area mode). The
-adaptive max poolings need every size after the first (an unbatched input may have 0 channels)."""
+size of 0 pools to an empty result whose backward raises (3-d average and max pools, and
+interpolate's area mode). The adaptive max poolings need every size after the first (an unbatched
+input may have 0 channels)."""
 import math
 
 import pytest
@@ -87,13 +88,16 @@ def test_adaptive_max_pools_of_unbatched_zero_channels_run(run, shape, out):
      "adaptive_avg_pool3d"),
     (lambda x: F.interpolate(x, scale_factor=(0.3, 0.1), mode="area"), (2, 4, 5, 3), (2, 4, 1, 0),
      "adaptive_avg_pool2d"),
+    (lambda x: F.adaptive_max_pool3d(x, (1, 0, 2)), (1, 2, 4, 5, 3), (1, 2, 1, 0, 2), "adaptive_max_pool3d"),
+    (lambda x: F.adaptive_max_pool3d(x, (0, 2, 2), return_indices=True)[0], (2, 4, 5, 3), (2, 0, 2, 2),
+     "adaptive_max_pool3d"),
 ])
 def test_an_output_size_of_zero_pools_but_its_backward_raises(run, shape, out, kernel):
     """PyTorch's average pools to an empty output and names its node, and its backward kernel
     refuses the empty grad_output (interpolate's area mode is that pool)."""
     x = torch.ones(shape, requires_grad=True)
     y = run(x)
-    assert tuple(y.shape) == out and type(y.grad_fn).__name__.startswith("AdaptiveAvgPool")
+    assert tuple(y.shape) == out and type(y.grad_fn).__name__.startswith("Adaptive")
     with pytest.raises(RuntimeError, match=kernel + r"_backward\(\): Expected grad_output to have non-zero size"):
         y.sum().backward()
     with torch.no_grad():
