@@ -1,7 +1,22 @@
-"""torchvision.models.detection's building blocks: backbone_utils.py (BackboneWithFPN,
-resnet_fpn_backbone, mobilenet_backbone), anchor_utils.py (AnchorGenerator) and image_list.py
-(ImageList). The detectors themselves (Faster/Mask R-CNN, RetinaNet, SSD, FCOS) are not there
+"""torchvision.models.detection: the detectors Faster R-CNN (faster_rcnn.py), with the pieces they
+are built of, backbone_utils.py (BackboneWithFPN, resnet_fpn_backbone, mobilenet_backbone),
+anchor_utils.py (AnchorGenerator), image_list.py (ImageList), transform.py
+(GeneralizedRCNNTransform), rpn.py (RPNHead, RegionProposalNetwork), roi_heads.py (RoIHeads) and
+_utils.py (BoxCoder, Matcher, the sampler). No weights are bundled: builders take weights=None
 (docs/porting.md)."""
-from . import anchor_utils, backbone_utils, image_list
+from . import (_utils, anchor_utils, backbone_utils, faster_rcnn, generalized_rcnn, image_list, keypoint_rcnn, mask_rcnn,
+               roi_heads, rpn, transform)
+from .keypoint_rcnn import KeypointRCNN, KeypointRCNN_ResNet50_FPN_Weights, keypointrcnn_resnet50_fpn
+from .mask_rcnn import (MaskRCNN, MaskRCNN_ResNet50_FPN_V2_Weights, MaskRCNN_ResNet50_FPN_Weights, maskrcnn_resnet50_fpn,
+                        maskrcnn_resnet50_fpn_v2)
+from .faster_rcnn import (FasterRCNN, FasterRCNN_MobileNet_V3_Large_320_FPN_Weights,
+                          FasterRCNN_MobileNet_V3_Large_FPN_Weights, FasterRCNN_ResNet50_FPN_V2_Weights,
+                          FasterRCNN_ResNet50_FPN_Weights, fasterrcnn_mobilenet_v3_large_320_fpn,
+                          fasterrcnn_mobilenet_v3_large_fpn, fasterrcnn_resnet50_fpn, fasterrcnn_resnet50_fpn_v2)
 
-__all__: list = []
+__all__ = ["FasterRCNN", "FasterRCNN_MobileNet_V3_Large_320_FPN_Weights", "FasterRCNN_MobileNet_V3_Large_FPN_Weights",
+           "FasterRCNN_ResNet50_FPN_V2_Weights", "FasterRCNN_ResNet50_FPN_Weights", "fasterrcnn_mobilenet_v3_large_320_fpn",
+           "fasterrcnn_mobilenet_v3_large_fpn", "fasterrcnn_resnet50_fpn", "fasterrcnn_resnet50_fpn_v2",
+           "KeypointRCNN", "KeypointRCNN_ResNet50_FPN_Weights", "keypointrcnn_resnet50_fpn", "MaskRCNN",
+           "MaskRCNN_ResNet50_FPN_V2_Weights", "MaskRCNN_ResNet50_FPN_Weights", "maskrcnn_resnet50_fpn",
+           "maskrcnn_resnet50_fpn_v2"]
