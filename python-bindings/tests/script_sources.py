@@ -140,6 +140,7 @@ REPOSITORIES = {
     "mamba.py": "github.com/alxndrTL/mamba.py",
     "DeepLabv3FineTuning": "github.com/msminhas93/DeepLabv3FineTuning",
     "pytorch-beginner": "github.com/L1aoXingyu/pytorch-beginner",
+    "d2l-pytorch-colab": "github.com/d2l-ai/d2l-pytorch-colab",
 }
 
 

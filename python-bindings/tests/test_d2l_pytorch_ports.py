@@ -89,15 +89,20 @@ def fra_eng_zip():
 
 @contextlib.contextmanager
 def serving(body):
-    """An HTTP proxy on localhost answering every GET with `body`: d2l.load_data_nmt downloads
-    fra-eng.zip over plain HTTP with requests, which goes through HTTP_PROXY. Yields the
-    proxy's address."""
+    """An HTTP proxy on localhost answering every GET with `body`, or, `body` a {file name: bytes}
+    mapping, with the file the URL's last part names (404 for others): d2l.load_data_nmt downloads
+    fra-eng.zip over plain HTTP with requests, which goes through HTTP_PROXY. Yields the proxy's
+    address."""
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            data = body.get(self.path.rsplit("/", 1)[-1]) if isinstance(body, dict) else body
+            if data is None:
+                self.send_error(404)
+                return
             self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Length", str(len(data)))
             self.end_headers()
-            self.wfile.write(body)
+            self.wfile.write(data)
 
         def log_message(self, *args):
             pass
