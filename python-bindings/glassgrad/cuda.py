@@ -28,6 +28,11 @@ __all__ = [
 ]
 
 
+class NotCudaDeviceError(_C.DeviceError, ValueError):
+    """A device argument of a glassgrad.cuda function that names no GPU ('cpu'): a ValueError, as
+    PyTorch's torch.cuda functions raise for one (docs/cuda.md, "torch.cuda names")."""
+
+
 def _index(device) -> int:
     if device is None:
         return 0
@@ -38,7 +43,8 @@ def _index(device) -> int:
         return 0
     if d.startswith("cuda:") and d[5:].isdigit():
         return int(d[5:])
-    raise _C.DeviceError(f"'{device}' is not a CUDA device\n  fix: use 'cuda', 'cuda:<index>' or an index")
+    raise NotCudaDeviceError(f"Expected a cuda device, but got: {device}\n"
+                             "  fix: use 'cuda', 'cuda:<index>' or an index, or leave the call out on the CPU")
 
 
 def is_available() -> bool:

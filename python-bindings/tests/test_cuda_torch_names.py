@@ -74,6 +74,16 @@ def test_device_index_rules():
     assert issubclass(c.device_of, c.device)
 
 
+@pytest.mark.parametrize("call", ["synchronize", "device_info", "get_device_name", "get_device_capability"])
+@pytest.mark.parametrize("other", ["cpu", gg.device("cpu")])
+def test_a_device_argument_naming_no_gpu_is_a_value_error(call, other):
+    # PyTorch's torch.cuda functions: ValueError("Expected a cuda device, but got: cpu"), GPU or not (d2l's
+    # async-computation notebook passes try_gpu()'s CPU fallback to synchronize)
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu") as raised:
+        getattr(c, call)(other)
+    assert isinstance(raised.value, gg.DeviceError)
+
+
 def test_graph_pool_handles_are_distinct_ids_gpu_or_not():
     a, b = c.graph_pool_handle(), c.graph_pool_handle()
     assert a[0] == b[0] == 0 and b[1] == a[1] + 1
