@@ -8,7 +8,8 @@ output size is 1 everywhere is a mean and is not checked):
   nonzero (an unbatched input may have 0 channels)."""
 from __future__ import annotations
 
-from typing import Iterable
+import math
+from typing import Iterable, Sequence
 
 from . import _C
 from ._tensor import Tensor
@@ -37,3 +38,11 @@ def refuse_empty_backward(output: Tensor, input: Tensor, kernel: str) -> Tensor:
         f"{kernel}_backward(): Expected grad_output to have non-zero size for non-batch dimensions, but "
         f"grad_output has sizes {shape} with dimension {empty[0]} being empty\n  fix: give the input at least one "
         f"channel and the output nonzero sizes (the forward of an empty result runs, its backward cannot)"))
+
+
+def empty_pooled(input: Tensor, outs: Sequence[int]) -> Tensor:
+    """input pooled to trailing sizes `outs`, one of them 0: the empty result, connected to input
+    (the caller routes its backward through refuse_empty_backward, as PyTorch's kernel refuses it)."""
+    lead = list(input.shape[:input.ndim - len(outs)])
+    flat = input.reshape(*lead, math.prod(input.shape[len(lead):]))
+    return flat[..., :0].reshape(*lead, *outs)

@@ -23,7 +23,7 @@ import numpy as np
 from . import _C, _args, _autocast
 from ._conv_transpose import int_tuple
 from ._integer_pooling import INTEGRAL, integer_average, integer_max
-from ._adaptive_avg_empty import nonempty_sizes, refuse_empty_backward
+from ._adaptive_avg_empty import empty_pooled, nonempty_sizes, refuse_empty_backward
 from ._pooling import nonempty_planes
 from ._spatial import cat
 from ._tensor import Tensor, tensor
@@ -183,11 +183,8 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     shape = tuple(x.shape[2:])
     outs = [n if o is None else int(o) for n, o in zip(shape, sizes)]
     if 0 in outs:  # PyTorch pools to the empty result, whose backward its kernel refuses
-        n, c = x.shape[:2]
-        values = x.reshape(n, c, math.prod(shape))[:, :, :0].reshape(n, c, *outs)
-        indices = tensor(np.zeros((n, c, *outs), np.int64), device=x.device)
-        if input.ndim == 4:
-            values, indices = values.reshape(*values.shape[1:]), indices.reshape(*indices.shape[1:])
+        values = empty_pooled(input, outs)
+        indices = tensor(np.zeros(tuple(values.shape), np.int64), device=x.device)
         values = named_node(refuse_empty_backward(values, input, where), "AdaptiveMaxPool3DBackward0", input)
         return (values, indices) if return_indices else values
     table, _ = _table([_adaptive_axis(n, o) for n, o in zip(shape, outs)], shape)

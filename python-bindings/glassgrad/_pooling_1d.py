@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from . import _C, _args
-from ._adaptive_avg_empty import nonempty_sizes
+from ._adaptive_avg_empty import empty_pooled, nonempty_sizes, refuse_empty_backward
 from ._pool_indices import max_unpool, window_adaptive_max_pool2d
 from ._pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices, max_pool_dilation
 from ._spatial import adaptive_avg_pool2d
@@ -89,7 +89,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Means over PyTorch's bins to output_size along the last axis (F.adaptive_avg_pool1d)."""
     _args.floating_input(input, "adaptive_avg_pool2d")  # PyTorch's kernel, named in its error
-    n = _one(output_size, "output_size", "adaptive_avg_pool1d", 1)
+    n = _one(output_size, "output_size", "adaptive_avg_pool1d", 0)
     x, batched = _as_2d(input, "adaptive_avg_pool1d")
     if not batched:  # PyTorch pools it as an unbatched (C, 1, L): 0 channels then have a backward
         # (mypy does not see the methods attached to Tensor at import)
@@ -102,11 +102,11 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     with return_indices, (values, int64 positions along L)."""
     where = "adaptive_max_pool1d"
     _args.floating_input(input, "adaptive_max_pool2d")  # PyTorch's kernel, named in its error
-    n = _one(output_size, "output_size", where, 1)
+    n = _one(output_size, "output_size", where, 0)
     if isinstance(input, Tensor) and input.ndim in (2, 3):  # (other ranks: _as_2d's error)
         nonempty_sizes(input, where, range(1, input.ndim))
     x, batched = _as_2d(input, where)
-    values, indices = window_adaptive_max_pool2d(x, 1, n)
+    values, indices = adaptive_max_pool2d(x, (1, 0), True) if n == 0 else window_adaptive_max_pool2d(x, 1, n)
     values, indices = _back(values, batched), _back(indices, batched)
     return (values, indices) if _args.switch(return_indices) else values
 
@@ -123,9 +123,13 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     nonempty_sizes(input, where, range(1, input.ndim))
     h, w = input.shape[-2:]
     sizes: List[Optional[int]] = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
-    oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=1)
-    ow = w if sizes[1] is None else _args.integer(sizes[1], "output_size", where, minimum=1)
-    values, indices = window_adaptive_max_pool2d(input, oh, ow)
+    oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=0)
+    ow = w if sizes[1] is None else _args.integer(sizes[1], "output_size", where, minimum=0)
+    if 0 in (oh, ow):  # PyTorch pools to the empty result, whose backward its kernel refuses
+        values = refuse_empty_backward(empty_pooled(input, (oh, ow)), input, where)
+        indices = values.detach().long()
+    else:
+        values, indices = window_adaptive_max_pool2d(input, oh, ow)
     values = named_node(values, "AdaptiveMaxPool2DBackward0", input)  # PyTorch's one node of the input
     return (values, indices) if _args.switch(return_indices) else values
 

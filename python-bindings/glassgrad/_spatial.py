@@ -19,7 +19,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _dtypes, _trace
-from ._adaptive_avg_empty import nonempty_sizes, refuse_empty_backward
+from ._adaptive_avg_empty import empty_pooled, nonempty_sizes, refuse_empty_backward
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
@@ -90,15 +90,18 @@ def _slice(x: Tensor, dim: int, start: int, stop: int) -> Tensor:
 # ---- adaptive average pooling ------------------------------------------------------------------
 def _pair_size(size, name: str, where: str, keep: bool = False) -> Tuple[Optional[int], Optional[int]]:
     """An output size as PyTorch takes it: an int >= 1 (square) or a pair (H, W) of them; with
-    keep=True (adaptive pooling) None in the pair keeps that input size. Anything else (None
-    alone, floats, bools, strings, other lengths) raises InvalidArgumentError naming `name`."""
+    keep=True (adaptive pooling) None in the pair keeps that input size, and 0 pools to an empty
+    result. Anything else (None alone, floats, bools, strings, other lengths) raises
+    InvalidArgumentError naming `name`."""
+    least = 0 if keep else 1
+
     def valid(v) -> bool:
-        return (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1) or (keep and v is None)
+        return (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= least) or (keep and v is None)
     pair = tuple(size) if isinstance(size, (tuple, list)) else (size, size) if size is not None else ()
     # a one-element integer tensor in the pair is its int, as PyTorch's parser reads an int list's element
     pair = tuple(v if (held := _args.element_index(v)) is None else held for v in pair)
     if len(pair) != 2 or not all(valid(v) for v in pair):
-        _args.fail(where, name, "an int >= 1 or a pair (H, W) of them" + (" (None in the pair keeps that input "
+        _args.fail(where, name, f"an int >= {least} or a pair (H, W) of them" + (" (None in the pair keeps that input "
                    "size)" if keep else ""), size, fix=f"{name}=7, or {name}=(7, 7)" + (
                    f", or {name}=(None, 7)" if keep else ""))
     return tuple(None if v is None else int(v) for v in pair)
@@ -117,7 +120,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     if (oh, ow) == (1, 1):
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
     nonempty_sizes(input, "adaptive_avg_pool2d", (input.ndim - 2, input.ndim - 1))
-    if input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
+    if 0 in (oh, ow):
+        y = refuse_empty_backward(empty_pooled(input, (oh, ow)), input, "adaptive_avg_pool2d")
+    elif input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
         y = _adaptive_avg_pooled(input.reshape(1, *input.shape), oh, ow).reshape(input.shape[0], oh, ow)
     else:
         y = refuse_empty_backward(_adaptive_avg_pooled(input, oh, ow), input, "adaptive_avg_pool2d")

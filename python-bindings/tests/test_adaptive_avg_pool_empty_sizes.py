@@ -1,8 +1,8 @@
 """Adaptive average pooling of empty sizes, as PyTorch's kernels check them: 2-d (and 1-d) need
 their last two sizes nonzero, a batched input of 0 channels pools but its backward raises;
 3-d needs every size after the first; an output of ones is a mean and takes anything; an output
-size of 0 pools to an empty result whose backward raises (3-d average and max pools, and
-interpolate's area mode). The adaptive max poolings need every size after the first (an unbatched
+size of 0 pools to an empty result whose backward raises (the 2-d and 3-d average and max
+pools, and interpolate's area mode; the 1-d pools' squeeze of it). The adaptive max poolings need every size after the first (an unbatched
 input may have 0 channels)."""
 import math
 
@@ -89,6 +89,10 @@ def test_adaptive_max_pools_of_unbatched_zero_channels_run(run, shape, out):
     (lambda x: F.interpolate(x, scale_factor=(0.3, 0.1), mode="area"), (2, 4, 5, 3), (2, 4, 1, 0),
      "adaptive_avg_pool2d"),
     (lambda x: F.adaptive_max_pool3d(x, (1, 0, 2)), (1, 2, 4, 5, 3), (1, 2, 1, 0, 2), "adaptive_max_pool3d"),
+    (lambda x: F.adaptive_avg_pool2d(x, 0), (2, 3, 4, 5), (2, 3, 0, 0), "adaptive_avg_pool2d"),
+    (lambda x: F.adaptive_avg_pool2d(x, (None, 0)), (3, 4, 5), (3, 4, 0), "adaptive_avg_pool2d"),
+    (lambda x: torch.nn.AdaptiveAvgPool2d((0, 2))(x), (2, 3, 4, 5), (2, 3, 0, 2), "adaptive_avg_pool2d"),
+    (lambda x: F.adaptive_max_pool2d(x, (2, 0)), (2, 3, 4, 5), (2, 3, 2, 0), "adaptive_max_pool2d"),
     (lambda x: F.adaptive_max_pool3d(x, (0, 2, 2), return_indices=True)[0], (2, 4, 5, 3), (2, 0, 2, 2),
      "adaptive_max_pool3d"),
 ])
@@ -102,3 +106,24 @@ def test_an_output_size_of_zero_pools_but_its_backward_raises(run, shape, out, k
         y.sum().backward()
     with torch.no_grad():
         assert tuple(run(x).shape) == out
+
+
+@pytest.mark.parametrize("run,out,kernel", [
+    (lambda x: F.adaptive_avg_pool1d(x, 0), (3, 4, 0), "adaptive_avg_pool2d"),
+    (lambda x: F.adaptive_max_pool1d(x, 0), (3, 4, 0), "adaptive_max_pool2d"),
+    (lambda x: F.adaptive_max_pool1d(x, 0, return_indices=True)[0], (3, 4, 0), "adaptive_max_pool2d"),
+])
+def test_a_1d_output_size_of_zero_is_the_2d_pools_squeeze(run, out, kernel):
+    x = torch.ones(3, 4, 5, requires_grad=True)
+    y = run(x)
+    assert tuple(y.shape) == out and type(y.grad_fn).__name__ == "SqueezeBackward1"
+    with pytest.raises(RuntimeError, match=kernel + r"_backward\(\): Expected grad_output to have non-zero size"):
+        y.sum().backward()
+
+
+def test_a_negative_output_size_is_refused():
+    x = torch.ones(2, 3, 4, 5)
+    for run in (lambda: F.adaptive_avg_pool2d(x, -1), lambda: F.adaptive_avg_pool1d(x[0], -1),
+                lambda: F.adaptive_max_pool2d(x, (2, -1))):
+        with pytest.raises(RuntimeError):
+            run()

@@ -88,12 +88,13 @@ BAD = [
     (lambda: F.one_hot(gg.tensor(np.array([0, 2])), 3.0), "num_classes"),
     (lambda: F.one_hot(gg.tensor(np.array([0, 2])), -2), "num_classes"),
     (lambda: F.one_hot(gg.tensor(np.array([0, 2])), 2), "num_classes"),
-    # Adaptive pooling's output_size: an int or (H, W), None in the pair keeping that size.
+    # Adaptive pooling's output_size: an int >= 0 or (H, W), None in the pair keeping that size
+    # (0 pools to PyTorch's empty result).
     (lambda: nn.AdaptiveAvgPool2d(None), "output_size"),
-    (lambda: nn.AdaptiveAvgPool2d(0), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d(-1), "output_size"),
     (lambda: nn.AdaptiveAvgPool2d(2.0), "output_size"),
     (lambda: nn.AdaptiveAvgPool2d((2,)), "output_size"),
-    (lambda: nn.AdaptiveAvgPool2d((None, 0)), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d((None, -2)), "output_size"),
     (lambda: nn.AdaptiveAvgPool2d("3"), "output_size"),
     (lambda: F.adaptive_avg_pool2d(gg.tensor(X), None), "output_size"),
     (lambda: F.interpolate(gg.tensor(X), size=(2.5, 3)), "size"),
