@@ -1,5 +1,5 @@
-"""glassgrad.vision.models.detection: torchvision's Faster R-CNN, Mask R-CNN and Keypoint R-CNN
-with their parts (GeneralizedRCNNTransform, RPN, RoIHeads, FastRCNNPredictor) and
+"""glassgrad.vision.models.detection: torchvision's Faster R-CNN, Mask R-CNN, Keypoint R-CNN,
+RetinaNet and FCOS with their parts (GeneralizedRCNNTransform, RPN, RoIHeads, FastRCNNPredictor) and
 MultiScaleRoIAlign over a backbone of fewer maps than its names. Without torch: torchvision's
 parameter counts, a custom-backbone FasterRCNN's loss dict in training and detections in eval, a
 few SGD steps lowering the loss, the finetuning tutorial's predictor swap, the refusals of
@@ -20,7 +20,8 @@ from glassgrad.vision.ops import MultiScaleRoIAlign
 # torchvision 0.28's counts with weights=None and weights_backbone=None (BatchNorm2d in the backbone)
 NUM_PARAMS = {"fasterrcnn_resnet50_fpn": 41808406, "fasterrcnn_resnet50_fpn_v2": 43712278,
               "fasterrcnn_mobilenet_v3_large_fpn": 19410754, "maskrcnn_resnet50_fpn": 44454513,
-              "maskrcnn_resnet50_fpn_v2": 46359409, "keypointrcnn_resnet50_fpn": 59190378}
+              "maskrcnn_resnet50_fpn_v2": 46359409, "keypointrcnn_resnet50_fpn": 59190378,
+              "retinanet_resnet50_fpn": 34068119, "retinanet_resnet50_fpn_v2": 38198935, "fcos_resnet50_fpn": 32322720}
 
 
 def _images(seed=0):
@@ -73,6 +74,33 @@ def test_multiscale_roi_align_pools_the_maps_it_is_given():
     four = MultiScaleRoIAlign(["0", "1", "2", "3"], 3, 2)(x, boxes, [(64, 64)])
     two = MultiScaleRoIAlign(["0", "1"], 3, 2)(x, boxes, [(64, 64)])
     np.testing.assert_array_equal(four.numpy(), two.numpy())
+
+
+def test_nms_keeps_boxes_whose_iou_is_nan():
+    # two boxes of zero area overlap by 0 / 0: torchvision's kernel suppresses on `iou > threshold`,
+    # which NaN never is, so both stay (FCOS decodes such boxes from a random network)
+    from glassgrad.vision.ops import batched_nms, nms
+    boxes = gg.tensor([[16.0, 48.0, 16.0, 49.0], [16.0, 48.0, 16.0, 50.0], [0.0, 0.0, 10.0, 10.0]])
+    scores = gg.tensor([0.9, 0.8, 0.7])
+    assert nms(boxes, scores, 0.5).tolist() == [0, 1, 2]
+    assert batched_nms(boxes, scores, gg.tensor([1, 1, 2]), 0.5).tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("name", ["retinanet_resnet50_fpn", "fcos_resnet50_fpn"])
+def test_one_stage_detectors_losses_and_detections(name):
+    gg.manual_seed(0)
+    model = getattr(detection, name)(weights=None, num_classes=3, min_size=64, max_size=96, score_thresh=0.001,
+                                     detections_per_img=20)
+    images = [gg.tensor(i) for i in _images()]
+    losses = model(images, _gg_targets(_targets(_images())))
+    keys = ["bbox_regression", "classification"] + (["bbox_ctrness"] if name.startswith("fcos") else [])
+    assert sorted(losses) == sorted(keys) and all(np.isfinite(v.item()) for v in losses.values())
+    sum(losses.values()).backward()
+    assert model.head.classification_head.cls_logits.weight.grad is not None
+    model.eval()
+    with gg.no_grad():
+        out = model(images)
+    assert len(out) == 2 and sorted(out[0]) == ["boxes", "labels", "scores"] and len(out[0]["boxes"]) == 20
 
 
 @pytest.mark.parametrize("name", list(NUM_PARAMS))
@@ -153,7 +181,9 @@ _ALL = dict(rpn_batch_size_per_image=100000, box_batch_size_per_image=100000, rp
             rpn_post_nms_top_n_train=60)
 _CASES = {"fasterrcnn_mobilenet_v3_large_320_fpn": dict(num_classes=5),
           "maskrcnn_resnet50_fpn": dict(num_classes=3),
-          "keypointrcnn_resnet50_fpn": dict(num_classes=2, num_keypoints=17)}
+          "keypointrcnn_resnet50_fpn": dict(num_classes=2, num_keypoints=17),
+          "retinanet_resnet50_fpn": dict(num_classes=4, score_thresh=0.001, detections_per_img=50),
+          "fcos_resnet50_fpn": dict(num_classes=4, score_thresh=0.001, detections_per_img=50)}
 
 
 def _torchvision_detection():
@@ -207,7 +237,7 @@ def test_eval_detections_match_torchvision(name):
 
 @pytest.mark.parametrize("name", list(_CASES))
 def test_training_losses_and_gradients_match_torchvision(name):
-    torch, theirs, ours = _pair(name, **_CASES[name], **_ALL)
+    torch, theirs, ours = _pair(name, **_CASES[name], **(_ALL if "rcnn" in name else {}))
     targets = _targets(_images(), keypoints=name.startswith("keypoint"))
     expected = theirs([torch.from_numpy(i) for i in _images()],
                       [{k: torch.from_numpy(v) for k, v in t.items()} for t in targets])
@@ -219,9 +249,10 @@ def test_training_losses_and_gradients_match_torchvision(name):
     sum(got.values()).backward()
     mine = dict(ours.named_parameters())
     for pname, p in theirs.named_parameters():
-        # the box and mask heads; the keypoint head's targets are floored pixel indices, which
-        # proposals equal to 1e-3 can move by one pixel
-        if pname.startswith("roi_heads") and "keypoint" not in pname and p.grad is not None:
+        # the R-CNN box and mask heads and the one-stage heads' output layers; the keypoint head's
+        # targets are floored pixel indices, which proposals equal to 1e-3 can move by one pixel
+        last = pname.startswith("head.") and any(k in pname for k in ("cls_logits", "bbox_reg", "bbox_ctrness"))
+        if (pname.startswith("roi_heads") or last) and "keypoint" not in pname and p.grad is not None:
             scale = max(float(p.grad.abs().max()), 1e-3)
             np.testing.assert_allclose(mine[pname].grad.numpy() / scale, p.grad.numpy() / scale, atol=2e-2,
                                        err_msg=pname)
