@@ -14,43 +14,56 @@ bool Layout::is_contiguous() const {
 
 bool reshape_view(const Layout& in, const Shape& new_shape, Layout& out) {
   if (numel(in.shape) != numel(new_shape)) return false;
-  if (in.is_contiguous()) {
-    out = {new_shape, contiguous_strides(new_shape), in.offset};
+  // PyTorch's view strides (computeStride in its TensorUtils): the old axes are cut into chunks
+  // that are contiguous among themselves (a size-1 axis never ends a chunk), and the new axes
+  // are matched to them from the last; a new size-1 axis takes the stride its place in the
+  // chunk gives. x.view(...).stride() is then PyTorch's for every size-1 axis too.
+  const size_t nn = new_shape.size();
+  if (in.shape.empty()) {
+    out = {new_shape, Strides(nn, 1), in.offset};
     return true;
   }
-  // Non-contiguous input: match groups of old axes that are contiguous among themselves
-  // (each stride = next stride * next size) to groups of new axes with the same element count.
-  // This is the algorithm NumPy's _attempt_nocopy_reshape uses.
-  Shape os;
-  Strides ost;
-  for (size_t i = 0; i < in.shape.size(); ++i) {
-    if (in.shape[i] != 1) os.push_back(in.shape[i]), ost.push_back(in.strides[i]);
-  }
-  Strides ns(new_shape.size(), 0);
-  size_t oi = 0, oj = 1, ni = 0, nj = 1;
-  const size_t on = os.size(), nn = new_shape.size();
-  if (numel(in.shape) == 0) {
-    out = {new_shape, contiguous_strides(new_shape), in.offset};
+  if (numel(in.shape) == 0) {  // any strides address nothing: the old ones for the same shape
+    out = {new_shape, in.shape == new_shape ? in.strides : contiguous_strides(new_shape), in.offset};
     return true;
   }
-  while (ni < nn && oi < on) {
-    int64_t np = new_shape[ni], op = os[oi];
-    while (np != op) {
-      if (np < op) np *= new_shape[nj++];
-      else op *= os[oj++];
+  Strides ns(nn, 0);
+  int64_t view_d = static_cast<int64_t>(nn) - 1;
+  int64_t chunk_base = in.strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (size_t td = in.shape.size(); td-- > 0;) {
+    tensor_numel *= in.shape[td];
+    if (td == 0 || (in.shape[td - 1] != 1 && in.strides[td - 1] != tensor_numel * chunk_base)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_shape[static_cast<size_t>(view_d)] == 1)) {
+        ns[static_cast<size_t>(view_d)] = view_numel * chunk_base;
+        view_numel *= new_shape[static_cast<size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return false;
+      if (td > 0) {
+        chunk_base = in.strides[td - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
     }
-    for (size_t k = oi; k + 1 < oj; ++k) {
-      if (ost[k] != os[k + 1] * ost[k + 1]) return false;
-    }
-    ns[nj - 1] = ost[oj - 1];
-    for (size_t k = nj - 1; k > ni; --k) ns[k - 1] = ns[k] * new_shape[k];
-    ni = nj++;
-    oi = oj++;
   }
-  // Trailing size-1 axes of the new shape.
-  for (size_t k = ni; k < nn; ++k) ns[k] = 1;
+  if (view_d != -1) return false;
   out = {new_shape, ns, in.offset};
   return true;
+}
+
+void set_view_strides(const std::vector<int64_t>& spec, const Layout& in, Layout& out) {
+  if (spec.size() != 3 * out.shape.size()) return;
+  Strides st(out.shape.size());
+  for (size_t i = 0; i < out.shape.size(); ++i) {
+    const int64_t axis = spec[3 * i], num = spec[3 * i + 1], den = spec[3 * i + 2];
+    if (axis < -1 || axis >= static_cast<int64_t>(in.shape.size()) || den <= 0) return;
+    if (out.shape[i] != 1 && (axis < 0 || in.shape[static_cast<size_t>(axis)] != out.shape[i] || num != den)) return;
+    const int64_t base = axis < 0 ? 1 : in.strides[static_cast<size_t>(axis)];
+    if ((base * num) % den != 0) return;
+    st[i] = base * num / den;
+  }
+  out.strides = std::move(st);
 }
 
 Layout permute_view(const Layout& in, const std::vector<int64_t>& dims) {
@@ -71,7 +84,7 @@ Layout slice_view(const Layout& in, int dim, int64_t start, int64_t stop, int64_
   Layout out = in;
   const size_t d = static_cast<size_t>(dim);
   out.shape[d] = slice_length(start, stop, step);
-  out.offset = in.offset + (out.shape[d] > 0 ? start * in.strides[d] : 0);
+  out.offset = in.offset + start * in.strides[d];  // an empty slice's too, as PyTorch's (never read)
   out.strides[d] = in.strides[d] * step;
   return out;
 }

@@ -21,7 +21,7 @@ from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast, _runtime, _tensor, _trace
+from . import _C, _args, _autocast, _runtime, _tensor, _trace, _view_strides
 from ._dtypes import DTYPES
 from ._inplace import _type_name
 from ._numpy_names import accept_numpy_names
@@ -702,6 +702,7 @@ def _basic_view(t: Tensor, basic) -> Tensor:
     axis = 0
     shape = []
     slices = 0
+    steps = [1] * t.ndim
     views = []  # PyTorch's view ops of the key in order (Select, Slice, Unsqueeze): Tensor.grad_fn's nodes
     for k in basic:
         if k is None:
@@ -718,9 +719,13 @@ def _basic_view(t: Tensor, basic) -> Tensor:
             if (start, stop, step) != (0, size, 1):
                 out = _op("Slice", [out], {"dim": axis, "start": start, "stop": max(stop, start), "step": step})
                 slices += 1
+                steps[axis] = step
                 views.append("SliceBackward0")
             shape.append(out.shape[axis])
         axis += 1
+    # PyTorch's strides of the result where None and integers are in the key (_view_strides.py);
+    # a Reshape carries them even where the shape stays
+    units = _view_strides.spec(_view_strides.indexed(t.shape, basic, steps)) if set(views) - {"SliceBackward0"} else []
     named = bool(views) and t._h.requires_grad  # only a tensor with a grad_fn shows the nodes
     if named and (list(out.shape) != shape or set(views) != {"SliceBackward0"}):
         # one Reshape stands for PyTorch's chain of views: named as the last, the others below it
@@ -728,9 +733,11 @@ def _basic_view(t: Tensor, basic) -> Tensor:
         attrs = {"shape": shape, "torch_node": views[-1], "torch_operands": [0] * (slices + 1)}
         if len(views) > 1:
             attrs["torch_inner"] = " ".join(reversed(views[:-1]))
+        if units:
+            attrs["view_strides"] = units
         return _op("Reshape", [out], attrs)
-    if list(out.shape) != shape:
-        out = _op("Reshape", [out], {"shape": shape})
+    if list(out.shape) != shape or units:
+        out = _op("Reshape", [out], {"shape": shape, "view_strides": units} if units else {"shape": shape})
     return out
 
 

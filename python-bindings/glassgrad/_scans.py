@@ -106,16 +106,31 @@ def _stable_by_keyword(fn):
     return call
 
 
+def _ties_in_input_order(input: Tensor, d: int, descending: bool) -> bool:
+    """Whether PyTorch's CPU sort without stable=True keeps ties in their input order anyway: it
+    leaves a line of stride 0 (an expanded input) as it is, and sorts a 1-d integer input of
+    32768 elements or more ascending with a stable radix sort (aten SortingKernel.cpp,
+    can_use_radix_sort); any other line goes through std::sort, which the CPU kernel replays."""
+    if input.stride(d) == 0:
+        return True
+    integral = not input.dtype.is_floating_point and plain(input.dtype) != "bool"
+    return input.ndim == 1 and integral and not descending and input.numel() >= 32768
+
+
 @_stable_by_keyword
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
-    """(values, indices) sorted along dim (torch.sort); NaN is the largest value. The order of ties
-    is their input order (a stable sort, whatever `stable` says)."""
+    """(values, indices) sorted along dim (torch.sort); NaN is the largest value. Ties keep their
+    input order with stable=True; without it, on the CPU they end where PyTorch's CPU sort puts
+    them (its std::sort moves ties in a line of more than 16), on a GPU in input order."""
     _args.flag(descending, "descending", "sort")
     x = _sortable(input)
     d = _axis(dim, x, "sort")  # a 0-d input takes dim 0 or -1 (PyTorch's IndexError else)
     if x.ndim == 0:
         return return_type("sort")(input, as_operand(0, DTYPES["int64"], input.device))
-    values, indices = _op_multi("Sort", [x], {"dim": d, "descending": builtins.bool(descending)})
+    attrs = {"dim": d, "descending": builtins.bool(descending)}
+    if not (stable or _ties_in_input_order(input, d, descending)):
+        attrs["stable"] = False
+    values, indices = _op_multi("Sort", [x], attrs)
     values = _gathered(x, indices, d, values, "SortBackward0")
     return return_type("sort")(values.astype(input.dtype), indices)
 

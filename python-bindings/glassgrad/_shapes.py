@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast, _multi_views, _output_numbers, _product_shapes, _runtime, _trace
+from . import _C, _args, _autocast, _multi_views, _output_numbers, _product_shapes, _runtime, _trace, _view_strides
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._torch_operands import named_node, node_attrs
@@ -247,7 +247,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
         raise _C.GlassgradIndexError(f"select: index {i} is out of range for dim {dim} of size {n} "
                                      f"(shape {list(input.shape)})\n  fix: an index in [{-n}, {n - 1}]")
     i %= n
-    return _reshape_as(_take(input, d, i, i + 1), [s for k, s in enumerate(input.shape) if k != d], "SelectBackward0")
+    return _reshape_as(_take(input, d, i, i + 1), [s for k, s in enumerate(input.shape) if k != d], "SelectBackward0",
+                       _view_strides.kept(input.ndim, (d,)))
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
@@ -856,28 +857,34 @@ def squeeze(input: Tensor, dim=_args.ABSENT) -> Tensor:
         raise _args.InvalidArgumentTypeError("squeeze(): argument 'dim' must be int or tuple of ints, not NoneType\n"
                                              "  fix: x.squeeze() for every size-1 dim, or x.squeeze(dim)")
     if dim is _args.ABSENT:
-        return _reshape_as(input, [s for s in input.shape if s != 1], "SqueezeBackward0")
+        return _reshape_as(input, [s for s in input.shape if s != 1], "SqueezeBackward0",
+                           _view_strides.kept(input.ndim, {i for i, s in enumerate(input.shape) if s == 1}))
     dims = [dim] if isinstance(dim, (numbers.Integral, np.integer)) else list(dim)
     axes = [_axis(d, input, "squeeze") for d in dims]
     if len(set(axes)) != len(axes):
         raise _C.InvalidArgumentError(f"squeeze: dim {axes[0] if len(set(axes)) == 1 else tuple(dims)} appears "
                                       f"multiple times in the list of dims\n  fix: name each dim once")
-    ds = set(axes)
-    return _reshape_as(input, [s for i, s in enumerate(input.shape) if not (i in ds and s == 1)],
-                       "SqueezeBackward1" if isinstance(dim, (numbers.Integral, np.integer)) else "SqueezeBackward2")
+    gone = {i for i in axes if i < input.ndim and input.shape[i] == 1}  # a 0-d input has no dim to drop
+    return _reshape_as(input, [s for i, s in enumerate(input.shape) if i not in gone],
+                       "SqueezeBackward1" if isinstance(dim, (numbers.Integral, np.integer)) else "SqueezeBackward2",
+                       _view_strides.kept(input.ndim, gone))
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """input with a new size-1 dim at dim (torch.unsqueeze); a view."""
     d = _axis(dim, input, "unsqueeze", extra=1)
-    return _reshape_as(input, list(input.shape[:d]) + [1] + list(input.shape[d:]), "UnsqueezeBackward0")
+    return _reshape_as(input, list(input.shape[:d]) + [1] + list(input.shape[d:]), "UnsqueezeBackward0",
+                       _view_strides.unsqueezed(input.shape, d))
 
 
-def _reshape_as(input: Tensor, shape: list, node: str) -> Tensor:
+def _reshape_as(input: Tensor, shape: list, node: str, sources=None) -> Tensor:
     """input.reshape(shape) (of as many elements), recorded as PyTorch's node `node` for
-    Tensor.grad_fn."""
+    Tensor.grad_fn; `sources`: PyTorch's strides of its axes (_view_strides.py) where the view
+    only inserts or drops size-1 axes."""
     if shape == list(input.shape) and not input.requires_grad:
         return input  # a tensor tracking a gradient gets its view, whose grad_fn is `node` as in PyTorch
+    if sources:
+        return _op("Reshape", [input], {"shape": shape, "torch_node": node, "view_strides": _view_strides.spec(sources)})
     return _op("Reshape", [input], {"shape": shape, "torch_node": node})
 
 

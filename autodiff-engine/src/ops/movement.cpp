@@ -75,8 +75,10 @@ void detach(OpSchema& s) {
 }
 
 void reshape(OpSchema& s) {
-  view_op(s, [](const Attrs&, const Layout& in, const Shape& out_shape, Layout& out) {
-    return reshape_view(in, out_shape, out);
+  view_op(s, [](const Attrs& a, const Layout& in, const Shape& out_shape, Layout& out) {
+    if (!reshape_view(in, out_shape, out)) return false;
+    if (a.has("view_strides")) set_view_strides(a.ints("view_strides"), in, out);
+    return true;
   });
   s.infer = [](const ShapeContext& ctx) {
     return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), resolve_shape(ctx, ctx.attrs().ints("shape"), ctx.in(0).numel()))};

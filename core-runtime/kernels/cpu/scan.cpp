@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "cpu/accumulator.h"
@@ -99,21 +100,34 @@ bool before(T a, T b, bool descending) {
   return !a_nan && (b_nan || a < b);
 }
 
-// Sort (k = n) and TopK (the first k of the sort, largest first when `descending`).
+// Sort (k = n) and TopK (the first k of the sort, largest first when `descending`). Ties keep
+// their input order when `stable`; else they end where PyTorch's CPU sort puts them: std::sort of
+// (value, index) pairs compared by value (its SortingKernel.cpp), the same introsort step for step.
 template <typename T>
-void sort_lines(const KernelContext& c, int64_t k, bool descending) {
+void sort_lines(const KernelContext& c, int64_t k, bool descending, bool stable = true) {
   const Lines l = lines_of(c.inputs[0].shape(), c.attrs.i("dim"));
   const T* x = c.inputs[0].data<const T>();
   T* values = c.outputs[0].data<T>();
   int64_t* indices = c.outputs[1].data<int64_t>();
   parallel_for(l.count(), 1, [&](int64_t b, int64_t e) {
     std::vector<int64_t> order(static_cast<size_t>(l.n));
+    std::vector<std::pair<T, int64_t>> pairs;
     for (int64_t line = b; line < e; ++line) {
       const int64_t s = l.start(line);
       const int64_t out = (line / l.inner) * k * l.inner + line % l.inner;
-      std::iota(order.begin(), order.end(), int64_t(0));
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t i, int64_t j) { return before(x[s + i * l.inner], x[s + j * l.inner], descending); });
+      if (stable) {
+        std::iota(order.begin(), order.end(), int64_t(0));
+        std::stable_sort(order.begin(), order.end(), [&](int64_t i, int64_t j) {
+          return before(x[s + i * l.inner], x[s + j * l.inner], descending);
+        });
+      } else {
+        pairs.clear();
+        for (int64_t j = 0; j < l.n; ++j) pairs.emplace_back(x[s + j * l.inner], j);
+        std::sort(pairs.begin(), pairs.end(), [&](const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b2) {
+          return before(a.first, b2.first, descending);
+        });
+        for (size_t j = 0; j < pairs.size(); ++j) order[j] = pairs[j].second;
+      }
       for (int64_t j = 0; j < k; ++j) {
         values[out + j * l.inner] = x[s + order[static_cast<size_t>(j)] * l.inner];
         indices[out + j * l.inner] = order[static_cast<size_t>(j)];
@@ -125,7 +139,7 @@ void sort_lines(const KernelContext& c, int64_t k, bool descending) {
 template <typename T>
 void sort(const KernelContext& c) {
   sort_lines<T>(c, c.inputs[0].shape()[static_cast<size_t>(normalize_axis(c.attrs.i("dim"), c.inputs[0].rank()))],
-                c.attrs.b("descending", false));
+                c.attrs.b("descending", false), c.attrs.b("stable", true));
 }
 
 // Flip: element j of each line from element n - 1 - j (any dtype, copied as it is).

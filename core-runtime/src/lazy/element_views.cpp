@@ -30,6 +30,12 @@ std::vector<ViewStep> position_steps(const Shape& shape, const std::vector<int64
   last.schema = &reshape;
   last.out_shape = Shape(shape.begin() + static_cast<std::ptrdiff_t>(positions.size()), shape.end());
   last.attrs = Attrs{{"shape", last.out_shape}};
+  // The axes left keep their strides, as PyTorch's select (views.h, set_view_strides).
+  std::vector<int64_t> kept;
+  for (size_t k = 0; k < last.out_shape.size(); ++k) {
+    kept.insert(kept.end(), {static_cast<int64_t>(positions.size() + k), 1, 1});
+  }
+  if (!kept.empty()) last.attrs.set("view_strides", kept);
   // PyTorch's node for the key (Tensor.grad_fn's name), shown only by a tensor with a grad_fn.
   if (requires_grad) last.attrs.set("torch_node", std::string("SelectBackward0"));
   for (ViewStep& st : steps) {

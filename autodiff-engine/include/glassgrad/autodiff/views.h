@@ -23,6 +23,13 @@ struct Layout {
 // Reshape as a view. Returns false when the new shape cannot be expressed over the old
 // strides (e.g. flattening a transposed tensor); the caller must then copy.
 bool reshape_view(const Layout& in, const Shape& new_shape, Layout& out);
+// The strides PyTorch's unsqueeze, select, squeeze and indexing give a view that only inserts or
+// drops size-1 axes, which differ from a reshape's on its size-1 axes and on an empty tensor
+// (docs/inplace-and-views.md, "Strides"): such a Reshape carries `spec`, three numbers per axis
+// of out in order (axis, num, den): its stride is in.strides[axis] * num / den, or num for axis
+// -1; an axis of another size than 1 is one of in's, kept (num == den). A spec that does not fit
+// in and out leaves out as reshape_view made it.
+void set_view_strides(const std::vector<int64_t>& spec, const Layout& in, Layout& out);
 // out.shape[i] = in.shape[dims[i]]; dims must be a permutation (checked by the caller).
 Layout permute_view(const Layout& in, const std::vector<int64_t>& dims);
 // Elements start, start+step, ... < stop along `dim` (0 <= start <= stop <= size, step >= 1).
