@@ -234,7 +234,13 @@ void Executor::bind_into(std::vector<Tensor>& t, bool laid_out, const std::vecto
         break;
       case SlotKind::Output: {
         auto it = outputs.find(s.id);
-        t[id] = it != outputs.end() ? it->second : Tensor::empty(s.info.shape, s.info.dtype, s.info.device, slot_names_[id]);
+        if (it != outputs.end()) {
+          t[id] = it->second;
+        } else if (laid_out) {  // the dense layout Tensor::empty gave the last run's result, kept
+          t[id].rebind(Storage::allocate(t[id].nbytes(), s.info.device, slot_names_[id]), 0);
+        } else {
+          t[id] = Tensor::empty(s.info.shape, s.info.dtype, s.info.device, slot_names_[id]);
+        }
         break;
       }
       case SlotKind::Arena:
@@ -403,7 +409,14 @@ std::vector<Tensor> Executor::run_steps(const std::vector<Tensor>& inputs, Reads
   execute(t, opts_.poison_freed || poison_freed(), nullptr, reads);
   std::vector<Tensor> results;
   results.reserve(plan_->output_slots.size());
-  for (int s : plan_->output_slots) results.push_back(t[static_cast<size_t>(s)]);
+  const std::vector<char>* wanted = reads ? reads->wanted : nullptr;
+  for (size_t i = 0; i < plan_->output_slots.size(); ++i) {
+    if (wanted && !(*wanted)[i]) {
+      results.emplace_back();  // a copy would allocate its shape and strides for nothing
+    } else {
+      results.push_back(t[static_cast<size_t>(plan_->output_slots[i])]);
+    }
+  }
   // Kept for the next run only when every slot was bound (so each has its planned layout).
   bool all_bound = true;
   for (Tensor& x : t) {

@@ -46,6 +46,7 @@ void Executor::init_reads() {
 
 Executor::Reads Executor::plan_reads(const std::vector<char>* wanted) {
   Reads r;
+  r.wanted = wanted;
   if (wishes_.empty() || !early_reads_enabled()) return r;
   for (size_t i = 0; i < wishes_.size(); ++i) {
     if (!wishes_[i] || (wanted && !(*wanted)[i]) || !wishes_[i]->requested()) continue;

@@ -52,6 +52,99 @@ PyObject* call_attribute(PyObject* self, PyObject* attr, PyObject* name) {
   return res;
 }
 
+// Reads found again (docs/performance.md, "The plain loop's host work (issue 34)", fourteenth
+// round): a forward reads the same attributes of the same modules every step, each one through
+// the lookups above (two type lookups, the instance dict, up to three tables: about 550
+// instructions a read, 400 reads a ResNet-18 forward). A read resolved from the instance dict
+// or a table, with no attribute of that name on the type, is remembered with what decided it:
+// the type's version tag (any change to the type or a base gives it a new one), the instance
+// dict's version tag and, for a table hit, the version tag of each table consulted (CPython
+// gives a dict a new tag, unique in the process, whenever an entry is added, replaced or
+// removed, and a new dict a tag no other dict had). While all of them are unchanged the same
+// lookups would find the same object, which the unchanged dict or table still holds, so the
+// entry answers. Entries hold a reference to the name only (compared by identity); `self`,
+// the type and the dicts are compared, never followed. Touched only with the GIL held.
+struct RememberedRead {
+  PyObject* self = nullptr;  // compared only
+  PyObject* name = nullptr;  // a reference
+  PyTypeObject* type = nullptr;
+  unsigned int type_version = 0;
+  uint64_t dict_version = 0;
+  int tables = 0;                       // tables consulted (0: found in the instance dict)
+  PyObject* table[3] = {};              // borrowed: held by the unchanged instance dict
+  uint64_t table_version[3] = {};
+  PyObject* value = nullptr;            // borrowed: held by the unchanged dict or table
+};
+constexpr size_t kRemembered = 4096;  // a power of two
+RememberedRead* remembered() {
+  static auto* entries = new RememberedRead[kRemembered];  // never freed: holds references
+  return entries;
+}
+// The two entries where self.name may be remembered (two, so that a third key is needed to
+// evict: a forward's few hundred reads would otherwise collide in about a tenth of them).
+std::pair<RememberedRead*, RememberedRead*> slots_for(PyObject* self, PyObject* name) {
+  const uint64_t a = reinterpret_cast<uintptr_t>(self), b = reinterpret_cast<uintptr_t>(name);
+  const uint64_t mixed = (a ^ (b * 0x9E3779B97F4A7C15ull)) * 0x9E3779B97F4A7C15ull;  // Fibonacci hashing
+  RememberedRead* entries = remembered();
+  return {&entries[mixed >> 52], &entries[(mixed >> 40) & (kRemembered - 1)]};  // 12 bits each
+}
+uint64_t version_of(PyObject* dict) {
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // 3.12 deprecates the field it still keeps
+#endif
+  return reinterpret_cast<PyDictObject*>(dict)->ma_version_tag;
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+}
+bool versioned(PyTypeObject* type) { return (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) != 0; }
+
+// The remembered value of self.name (a new reference), or nullptr when no entry answers.
+PyObject* remembered_read(PyObject* self, PyObject* name) {
+  PyTypeObject* type = Py_TYPE(self);
+  const auto slots = slots_for(self, name);
+  const RememberedRead& e = slots.first->self == self && slots.first->name == name ? *slots.first : *slots.second;
+  if (e.self != self || e.name != name || e.type != type || !versioned(type) || e.type_version != type->tp_version_tag) {
+    return nullptr;
+  }
+  PyObject* dict = PyObject_GenericGetDict(self, nullptr);
+  if (dict == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  bool same = PyDict_Check(dict) && version_of(dict) == e.dict_version;
+  Py_DECREF(dict);  // the object holds it: it stays as alive as self
+  for (int i = 0; same && i < e.tables; ++i) same = version_of(e.table[i]) == e.table_version[i];
+  if (!same) return nullptr;
+  Py_INCREF(e.value);
+  return e.value;
+}
+
+void remember_read(PyObject* self, PyObject* name, PyObject* dict, int tables, PyObject* const* table,
+                   PyObject* value) {
+  PyTypeObject* type = Py_TYPE(self);
+  if (!PyUnicode_CheckExact(name) || !versioned(type) || !PyDict_Check(dict)) return;
+  const auto slots = slots_for(self, name);
+  const auto mine_or_free = [&](const RememberedRead* x) {
+    return x->self == nullptr || (x->self == self && x->name == name);
+  };
+  RememberedRead& e = mine_or_free(slots.first) || !mine_or_free(slots.second) ? *slots.first : *slots.second;
+  Py_INCREF(name);
+  Py_XDECREF(e.name);
+  e.self = self;
+  e.name = name;
+  e.type = type;
+  e.type_version = type->tp_version_tag;
+  e.dict_version = version_of(dict);
+  e.tables = tables;
+  for (int i = 0; i < tables; ++i) {
+    e.table[i] = table[i];
+    e.table_version[i] = version_of(table[i]);
+  }
+  e.value = value;
+}
+
 bool plain_table(PyObject* table) {
   return Py_IS_TYPE(table, &PyDict_Type) || Py_IS_TYPE(table, reads().ordered_dict);
 }
@@ -60,7 +153,9 @@ bool plain_table(PyObject* table) {
 // in __dict__) that holds `name`. 1: found (*out: a new reference); 0: in none of them;
 // 2: a table is not a plain dict (or the name not a plain str), so Module.__getattr__ decides;
 // -1: an error is set.
-int table_lookup(PyObject* self, PyObject* name, PyObject** out) {
+// With `remember`, a value found is remembered (remember_read: the instance dict and the tables
+// consulted decide it).
+int table_lookup(PyObject* self, PyObject* name, PyObject** out, bool remember = false) {
   if (!PyUnicode_CheckExact(name)) return 2;
   PyObject* dict = PyObject_GenericGetDict(self, nullptr);
   if (dict == nullptr) {
@@ -68,6 +163,8 @@ int table_lookup(PyObject* self, PyObject* name, PyObject** out) {
     return 2;
   }
   int result = 0;
+  PyObject* consulted[3] = {};
+  int tables = 0;
   for (PyObject* table_name : reads().tables) {
     PyObject* table = PyDict_GetItemWithError(dict, table_name);  // borrowed
     if (table == nullptr) {
@@ -81,11 +178,13 @@ int table_lookup(PyObject* self, PyObject* name, PyObject** out) {
       result = 2;
       break;
     }
+    consulted[tables++] = table;
     PyObject* value = PyDict_GetItemWithError(table, name);
     if (value != nullptr) {
       Py_INCREF(value);
       *out = value;
       result = 1;
+      if (remember) remember_read(self, name, dict, tables, consulted, value);
       break;
     }
     if (PyErr_Occurred()) {
@@ -104,7 +203,26 @@ bool generic_getattribute(PyObject* getattribute) {
               reinterpret_cast<void*>(PyObject_GenericGetAttr));
 }
 
+// Object's own lookup of self.name where the type has no attribute of that name: the instance
+// dict's entry (a new reference, remembered), or nullptr with no error when it has none.
+PyObject* instance_dict_read(PyObject* self, PyObject* name) {
+  PyObject* dict = PyObject_GenericGetDict(self, nullptr);
+  if (dict == nullptr || !PyDict_Check(dict)) {
+    if (dict == nullptr) PyErr_Clear();
+    Py_XDECREF(dict);
+    return _PyObject_GenericGetAttrWithDict(self, name, nullptr, /*suppress=*/1);
+  }
+  PyObject* value = PyDict_GetItemWithError(dict, name);  // borrowed; as object's lookup reads it
+  if (value != nullptr) {
+    Py_INCREF(value);
+    remember_read(self, name, dict, 0, nullptr, value);
+  }
+  Py_DECREF(dict);
+  return value;
+}
+
 PyObject* module_getattro(PyObject* self, PyObject* name) {
+  if (PyObject* known = remembered_read(self, name)) return known;
   const ModuleReads& r = reads();
   PyTypeObject* type = Py_TYPE(self);
   PyObject* getattr = _PyType_Lookup(type, r.getattr_name);  // borrowed
@@ -112,7 +230,13 @@ PyObject* module_getattro(PyObject* self, PyObject* name) {
   Py_INCREF(getattr);
   PyObject* getattribute = _PyType_Lookup(type, r.getattribute_name);
   PyObject* res = nullptr;
-  if (generic_getattribute(getattribute)) {
+  // Remembered reads: Module.__getattr__ and object's __getattribute__, a str name that is no
+  // attribute of the type (so object's lookup reads the instance dict alone).
+  const bool rememberable = getattr == r.module_getattr && generic_getattribute(getattribute) &&
+                            PyUnicode_CheckExact(name) && _PyType_Lookup(type, name) == nullptr && !PyErr_Occurred();
+  if (rememberable) {
+    res = instance_dict_read(self, name);
+  } else if (generic_getattribute(getattribute)) {
     res = _PyObject_GenericGetAttrWithDict(self, name, nullptr, /*suppress=*/1);
   } else {
     Py_INCREF(getattribute);
@@ -121,7 +245,7 @@ PyObject* module_getattro(PyObject* self, PyObject* name) {
     if (res == nullptr && PyErr_ExceptionMatches(PyExc_AttributeError)) PyErr_Clear();
   }
   if (res == nullptr && !PyErr_Occurred()) {
-    const int found = getattr == r.module_getattr ? table_lookup(self, name, &res) : 2;
+    const int found = getattr == r.module_getattr ? table_lookup(self, name, &res, rememberable) : 2;
     if (found == 0 || found == 2) res = call_attribute(self, getattr, name);
   }
   Py_DECREF(getattr);

@@ -7,6 +7,7 @@
 // belongs to the caller, who unregisters them.
 // Sizes are rounded up to a power of two (at least 4 KiB) so batches of one shape reuse blocks.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -88,6 +89,7 @@ class PinnedPool {
       return true;
     }
     reads_done(b);  // a long-lived block copied every step keeps only the copies in flight
+    any_reads_.store(true, std::memory_order_release);
     CUevent e = take_event();
     check(api().cuEventRecord(e, stream), "recording a pinned-memory copy");
     b->reads.push_back(e);
@@ -95,6 +97,9 @@ class PinnedPool {
   }
 
   void wait_reads(const void* host) {
+    // No copy was ever noted: nothing to wait for, without the lock and the lookup (a CPU
+    // plan's realize asks for every buffer an in-place update writes, every step).
+    if (!any_reads_.load(std::memory_order_acquire)) return;
     std::lock_guard<std::mutex> lock(mu_);
     Block* b = containing(host);
     if (b == nullptr || b->reads.empty()) return;
@@ -215,6 +220,7 @@ class PinnedPool {
   }
 
   std::mutex mu_;
+  std::atomic<bool> any_reads_{false};  // set by the first note_read, never cleared
   std::map<const void*, std::unique_ptr<Block>> blocks_;  // every block held, by address
   std::multimap<size_t, Block*> free_;                     // blocks no tensor holds, by size
   std::vector<CUevent> spare_events_;
