@@ -1,6 +1,6 @@
 """glassgrad.special: torch.special's names for glassgrad's special functions
 (docs/special-functions.md): each is the top-level function of the same meaning."""
-from ._math import erf, exp2, expm1, log1p, logit, round, sigmoid as expit, sinc, xlog1py, xlogy
+from ._math import erf, exp2, expm1, log1p, logit, round as _round, sigmoid as expit, sinc, xlog1py, xlogy
 from ._reductions import logsumexp
 from ._special import digamma, erfc, erfinv, igamma as gammainc, igammac as gammaincc, lgamma as gammaln
 from ._special import mvlgamma as multigammaln, polygamma
@@ -17,6 +17,12 @@ from . import functional as _functional
 from ._namespace_out import SPECIAL_NAMES as _SPECIAL_NAMES, add_out as _add_out
 
 psi = digamma
+
+
+def round(input, *, decimals: int = 0):
+    """torch.special.round: round(input, decimals=decimals), PyTorch's overload with decimals (an
+    integer or bool input is its NotImplementedError, decimals=0 too)."""
+    return _round(input, decimals=decimals)
 
 
 def softmax(input, dim: int, dtype=None):

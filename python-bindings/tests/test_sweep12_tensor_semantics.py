@@ -1,8 +1,9 @@
 """Differences from PyTorch a sweep of tensor semantics found (round 12), mended: round(x,
 decimals=) of an integer or bool tensor is PyTorch's NotImplementedError for every decimals, 0
-too (its overload with decimals has no integer kernel; x.round() keeps integers as they are);
-sort without stable=True puts more than 16 ties where PyTorch's CPU std::sort does; the strides
-and offsets of random chains of views are PyTorch's (test_view_strides has the cases by hand).
+too, and torch.special.round's default decimals=0 (its overload with decimals has no integer
+kernel; x.round() keeps integers as they are); sort without stable=True puts more than 16 ties
+where PyTorch's CPU std::sort does; the strides and offsets of random chains of views are
+PyTorch's (test_view_strides has the cases by hand).
 Each case is compared with PyTorch itself. Torch-guarded: CI has no torch."""
 import numpy as np
 import pytest
@@ -25,6 +26,7 @@ def test_round_with_decimals_of_integers(dtype, decimals):
     _check(call)
     if decimals is not None:
         _check(lambda m: m.tensor([15, 25, 1, 0]).to(getattr(m, dtype)).round_(decimals=decimals))
+    _check(lambda m: m.special.round(m.tensor([15, 25, 1, 0]).to(getattr(m, dtype))))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "float16", "bool"])
