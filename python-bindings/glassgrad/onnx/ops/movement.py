@@ -16,7 +16,10 @@ from .._registry import converts
 from .._symbolic import Sym
 
 
-@converts("Reshape", onnx="Reshape", dynamic_attrs=("shape",))
+# view_strides (a Reshape standing for unsqueeze, select or indexing) only sets the strides of the
+# runtime's view (docs/inplace-and-views.md, "Strides"); ONNX tensors have none, so it is not read
+# and may follow a dynamic axis.
+@converts("Reshape", onnx="Reshape", dynamic_attrs=("shape", "view_strides"))
 def reshape(ctx: NodeContext):
     target = list(ctx.out_shapes[0])
     dynamic = [i for i, d in enumerate(target) if isinstance(d, Sym)]
