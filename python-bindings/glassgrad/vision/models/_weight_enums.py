@@ -76,20 +76,6 @@ ENUMS.update({"fcn_resnet50": ("FCN_ResNet50_Weights", _VOC), "fcn_resnet101": (
               "deeplabv3_resnet101": ("DeepLabV3_ResNet101_Weights", _VOC),
               "deeplabv3_mobilenet_v3_large": ("DeepLabV3_MobileNet_V3_Large_Weights", _VOC),
               "lraspp_mobilenet_v3_large": ("LRASPP_MobileNet_V3_Large_Weights", _VOC)})
-# models.detection's, trained on COCO (DEFAULT is the newest COCO_Vn)
-_COCO = ("COCO_V1",)
-ENUMS.update({"fasterrcnn_resnet50_fpn": ("FasterRCNN_ResNet50_FPN_Weights", _COCO),
-              "fasterrcnn_resnet50_fpn_v2": ("FasterRCNN_ResNet50_FPN_V2_Weights", _COCO),
-              "fasterrcnn_mobilenet_v3_large_fpn": ("FasterRCNN_MobileNet_V3_Large_FPN_Weights", _COCO),
-              "fasterrcnn_mobilenet_v3_large_320_fpn": ("FasterRCNN_MobileNet_V3_Large_320_FPN_Weights", _COCO),
-              "maskrcnn_resnet50_fpn": ("MaskRCNN_ResNet50_FPN_Weights", _COCO),
-              "maskrcnn_resnet50_fpn_v2": ("MaskRCNN_ResNet50_FPN_V2_Weights", _COCO),
-              "keypointrcnn_resnet50_fpn": ("KeypointRCNN_ResNet50_FPN_Weights", ("COCO_LEGACY", "COCO_V1")),
-              "retinanet_resnet50_fpn": ("RetinaNet_ResNet50_FPN_Weights", _COCO),
-              "retinanet_resnet50_fpn_v2": ("RetinaNet_ResNet50_FPN_V2_Weights", _COCO),
-              "fcos_resnet50_fpn": ("FCOS_ResNet50_FPN_Weights", _COCO),
-              "ssd300_vgg16": ("SSD300_VGG16_Weights", _COCO),
-              "ssdlite320_mobilenet_v3_large": ("SSDLite320_MobileNet_V3_Large_Weights", _COCO)})
 
 
 def no_weights(what: str) -> _C.UnsupportedError:
@@ -140,7 +126,7 @@ def build() -> Dict[str, Type[WeightsEnum]]:
     once: a model file and the registry hold the same classes."""
     out: Dict[str, Type[WeightsEnum]] = {}
     for builder, (name, members) in ENUMS.items():
-        versions = [m for m in members if m.startswith(("IMAGENET1K_V", "COCO_V"))]
+        versions = [m for m in members if m.startswith("IMAGENET1K_V")]
         pairs: List[Tuple[str, str]] = [(m, m) for m in members] + [("DEFAULT", max(versions or members[:1]))]
         # the functional Enum API (mypy types its result as a member, not a class)
         out[builder] = WeightsEnum(name, pairs, module=__name__)  # type: ignore[call-overload, assignment, call-arg]

@@ -173,9 +173,7 @@ def _nms_order(boxes, scores, iou_threshold: float) -> List[int]:
     iou = box_iou(boxes.detach(), boxes.detach()).tolist()
     kept: List[int] = []
     for i in order:
-        # suppressed only by an IoU above the threshold: a NaN IoU (two boxes of zero area)
-        # suppresses nothing, as torchvision's kernel compares `iou > threshold`
-        if not any(iou[i][k] > iou_threshold for k in kept):
+        if all(iou[i][k] <= iou_threshold for k in kept):
             kept.append(i)
     return kept
 

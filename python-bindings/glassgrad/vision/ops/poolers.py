@@ -47,9 +47,7 @@ class MultiScaleRoIAlign(nn.Module):
 
     def forward(self, x: Dict[str, Tensor], boxes: List[Tensor], image_shapes: List[Tuple[int, int]]) -> Tensor:
         import glassgrad as gg
-        # the maps of x named in featmap_names, in x's order; names x lacks are skipped (torchvision's
-        # _filter_input: a two-level backbone pools its two maps under the default four names)
-        features = [v for k, v in x.items() if k in self.featmap_names]
+        features = [x[k] for k in self.featmap_names]
         size = (max(s[0] for s in image_shapes), max(s[1] for s in image_shapes))
         scales = [_infer_scale(f, size) for f in features]
         self.scales = scales
